@@ -1,0 +1,46 @@
+#include "gemm_data.h"
+
+#include <random>
+
+#include "quire/ref/Reference.h"
+
+namespace quire::bench {
+
+GemmData::GemmData(const Shape& s)
+    : shape(s),
+      A(static_cast<size_t>(s.M) * s.K),
+      B(static_cast<size_t>(s.K) * s.N) {
+  std::mt19937 rng(12345);
+  std::uniform_int_distribution<int> u8(0, 255);
+  std::uniform_int_distribution<int> s8(-128, 127);
+  for (size_t i = 0; i < A.size(); ++i) A[i] = static_cast<uint8_t>(u8(rng));
+  for (size_t i = 0; i < B.size(); ++i) B[i] = static_cast<int8_t>(s8(rng));
+}
+
+ReferenceRows::ReferenceRows(const GemmData& data) : n_(data.shape.N) {
+  const auto [M, N, K] = data.shape;
+  constexpr int kSamples = 8;
+  for (int s = 0; s < kSamples; ++s) {
+    const int row = static_cast<int>(static_cast<int64_t>(M - 1) * s / (kSamples - 1));
+    if (rows_.empty() || rows_.back() != row) rows_.push_back(row);
+  }
+  c_.resize(rows_.size() * N);
+  a_row_sums_.resize(rows_.size());
+  for (size_t i = 0; i < rows_.size(); ++i) {
+    const uint8_t* a_row = data.A.data() + static_cast<size_t>(rows_[i]) * K;
+    ref::matmul_u8s8s32(1, N, K, a_row, K, data.B.data(), N, &c_[i * N], N);
+    ref::row_offsets_u8(1, K, a_row, K, &a_row_sums_[i]);
+  }
+}
+
+int64_t ReferenceRows::mismatches(const int32_t* C) const {
+  int64_t bad = 0;
+  for (size_t i = 0; i < rows_.size(); ++i) {
+    const int32_t* got = C + static_cast<size_t>(rows_[i]) * n_;
+    const int32_t* want = c_row(i);
+    for (int j = 0; j < n_; ++j) bad += got[j] != want[j];
+  }
+  return bad;
+}
+
+}  // namespace quire::bench

@@ -1,0 +1,114 @@
+#include "options.h"
+
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+
+#include "quire/Utils.h"
+
+namespace quire::bench {
+namespace {
+
+template <class T>
+T parse_number(const std::string& flag, std::string_view text) {
+  T value{};
+  const auto [end, err] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (err != std::errc() || end != text.data() + text.size()) {
+    throw UsageError(flag + ": not a number: '" + std::string(text) + "'");
+  }
+  return value;
+}
+
+Shape parse_shape(const std::string& text) {
+  int dims[3];
+  size_t pos = 0;
+  for (int d = 0; d < 3; ++d) {
+    const size_t comma = d < 2 ? text.find(',', pos) : text.size();
+    if (comma == std::string::npos) throw UsageError("--shape wants M,N,K, got '" + text + "'");
+    dims[d] = parse_number<int>("--shape", std::string_view(text).substr(pos, comma - pos));
+    if (dims[d] <= 0) throw UsageError("--shape: sizes must be positive, got '" + text + "'");
+    pos = comma + 1;
+  }
+  return {dims[0], dims[1], dims[2]};
+}
+
+inst_set_t parse_isa(const std::string& name) {
+  for (inst_set_t isa : {inst_set_t::anyarch, inst_set_t::avx2, inst_set_t::avx512,
+                         inst_set_t::avx512_ymm, inst_set_t::avx512_vnni,
+                         inst_set_t::avx512_vnni_ymm, inst_set_t::avx_vnni}) {
+    if (name == instSetName(isa)) return isa;
+  }
+  throw UsageError("--isa: unknown instruction set '" + name +
+                   "' (avx2, avx512, avx512_vnni, avx_vnni, anyarch)");
+}
+
+}  // namespace
+
+void print_usage(const char* argv0) {
+  std::printf(
+      "usage: %s [options]\n"
+      "  --shapes SET       inference (default) | square | conv | all (inference + square)\n"
+      "  --shape M,N,K      run this shape instead of a set (repeatable)\n"
+      "  --threads T        threads per call (default 1), for quire and the baselines\n"
+      "  --isa NAME         force quire's path: avx2 | avx512 | avx512_vnni | avx_vnni |\n"
+      "                     anyarch (exit 2 if the CPU lacks it)\n"
+      "  --output KIND      u8 (default: requantized, per-channel) | int32 (raw)\n"
+      "  --min-time S       seconds of timed calls per shape and library (default 0.2);\n"
+      "                     with --flush the flushes count too\n"
+      "  --flush            evict the caches (64 MiB written) before every timed call\n"
+      "  --csv              CSV on stdout instead of the table (header info on stderr)\n"
+      "  --json FILE        also write every number to FILE\n"
+      "  --help\n",
+      argv0);
+}
+
+std::optional<Options> parse_options(int argc, char** argv) {
+  Options opt;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw UsageError(flag + " needs a value");
+      return argv[++i];
+    };
+    if (flag == "--help" || flag == "-h") {
+      print_usage(argv[0]);
+      return std::nullopt;
+    } else if (flag == "--shapes") {
+      opt.shape_set = value();
+      if (opt.shape_set != "inference" && opt.shape_set != "square" &&
+          opt.shape_set != "conv" && opt.shape_set != "all") {
+        throw UsageError("--shapes: unknown set '" + opt.shape_set + "'");
+      }
+    } else if (flag == "--shape") {
+      opt.shapes.push_back(parse_shape(value()));
+    } else if (flag == "--threads") {
+      opt.threads = parse_number<int>(flag, value());
+      if (opt.threads < 1) throw UsageError("--threads must be at least 1");
+    } else if (flag == "--isa") {
+      opt.isa = parse_isa(value());
+    } else if (flag == "--output") {
+      const std::string kind = value();
+      if (kind == "u8") {
+        opt.output = OutputKind::u8;
+      } else if (kind == "int32") {
+        opt.output = OutputKind::int32;
+      } else {
+        throw UsageError("--output: want u8 or int32, got '" + kind + "'");
+      }
+    } else if (flag == "--min-time") {
+      opt.min_time = parse_number<double>(flag, value());
+      if (!(opt.min_time > 0)) throw UsageError("--min-time must be positive");
+    } else if (flag == "--flush") {
+      opt.flush = true;
+    } else if (flag == "--csv") {
+      opt.csv = true;
+    } else if (flag == "--json") {
+      opt.json_path = value();
+    } else {
+      throw UsageError("unknown option '" + flag + "'");
+    }
+  }
+  return opt;
+}
+
+}  // namespace quire::bench

@@ -1,0 +1,38 @@
+// quire-bench's command line.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "quire/Types.h"
+#include "shapes.h"
+
+namespace quire::bench {
+
+enum class OutputKind { u8, int32 };
+
+struct Options {
+  std::string shape_set = "inference";  // inference | square | conv | all
+  std::vector<Shape> shapes;            // from --shape; replaces the set when non-empty
+  int threads = 1;
+  std::optional<inst_set_t> isa;  // --isa: forced path; otherwise the library's choice
+  std::string json_path;
+  bool csv = false;
+  bool flush = false;
+  OutputKind output = OutputKind::u8;
+  double min_time = 0.2;  // seconds of timed calls per shape and library
+};
+
+// A malformed command line; main prints the message and the usage, exits 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Parses the command line. Returns nullopt when --help was asked (usage printed).
+std::optional<Options> parse_options(int argc, char** argv);
+
+void print_usage(const char* argv0);
+
+}  // namespace quire::bench

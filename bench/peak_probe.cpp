@@ -1,0 +1,63 @@
+#include "peak_probe.h"
+
+#include <vector>
+
+#include "timing.h"
+
+namespace quire::bench {
+
+std::optional<Peak> measure_peak(inst_set_t isa, int threads) {
+  int64_t (*run)(int64_t) = nullptr;
+  Peak peak{};
+  // The probe mirrors the instruction the path's kernel multiplies with.
+  switch (isa) {
+    case inst_set_t::avx512_vnni:
+    case inst_set_t::avx512_vnni_ymm:  // runs the avx512_vnni path
+      run = probe::vpdpbusd_zmm;
+      peak.method = "vpdpbusd zmm, 24 chains";
+      break;
+    case inst_set_t::avx_vnni:
+      run = probe::vpdpbusd_vex_ymm;
+      peak.method = "{vex} vpdpbusd ymm, 12 chains";
+      break;
+    case inst_set_t::avx512:
+    case inst_set_t::avx512_ymm:  // runs the avx512 path
+      run = probe::maddubs_madd_add_zmm;
+      peak.method = "vpmaddubsw+vpmaddwd+vpaddd zmm, 16 chains";
+      peak.saturating = true;
+      break;
+    case inst_set_t::avx2:
+      run = probe::maddubs_madd_add_ymm;
+      peak.method = "vpmaddubsw+vpmaddwd+vpaddd ymm, 8 chains";
+      peak.saturating = true;
+      break;
+    case inst_set_t::anyarch:
+      return std::nullopt;
+  }
+
+  // Grow the iteration count until one run takes ~2 ms (this also wakes the core up),
+  // then scale it to ~20 ms per run.
+  int64_t iterations = 1000;
+  double t = 0;
+  for (;;) {
+    const double t0 = now_seconds();
+    run(iterations);
+    t = now_seconds() - t0;
+    if (t > 0.002) break;
+    iterations *= 4;
+  }
+  iterations = static_cast<int64_t>(static_cast<double>(iterations) * 0.02 / t) + 1;
+
+  constexpr int kRuns = 5;
+  std::vector<double> rates;
+  for (int r = 0; r < kRuns; ++r) {
+    const double t0 = now_seconds();
+    const int64_t macs = run(iterations);
+    rates.push_back(static_cast<double>(macs) / (now_seconds() - t0));
+  }
+  peak.gops_per_thread = 2 * median(rates) / 1e9;
+  peak.gops = peak.gops_per_thread * threads;
+  return peak;
+}
+
+}  // namespace quire::bench

@@ -1,0 +1,217 @@
+#include "report.h"
+
+#include <cmath>
+#include <map>
+
+namespace quire::bench {
+namespace {
+
+// A number, or "n/a".
+std::string num(std::optional<double> v, int decimals) {
+  if (!v) return "n/a";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, *v);
+  return buf;
+}
+
+// Microseconds with 4 significant digits: calls span 1 us to a second.
+std::string micros(double seconds) {
+  const double us = seconds * 1e6;
+  const int decimals = us < 10 ? 3 : us < 100 ? 2 : us < 1000 ? 1 : 0;
+  return num(us, decimals);
+}
+
+std::optional<double> gops_of(const std::optional<Measurement>& m) {
+  return m ? std::optional<double>(m->gops) : std::nullopt;
+}
+
+const char* quire_label(OutputKind k) { return k == OutputKind::u8 ? "u8" : "i32"; }
+
+}  // namespace
+
+const Measurement* int32_measurement(const ShapeResult& r) {
+  return r.quire_int32 ? &*r.quire_int32 : &r.quire;
+}
+
+std::optional<double> ratio_onednn(const ShapeResult& r) {
+  if (!r.onednn) return std::nullopt;
+  return int32_measurement(r)->gops / r.onednn->gops;
+}
+
+std::optional<double> ratio_openblas(const ShapeResult& r) {
+  if (!r.openblas) return std::nullopt;
+  return r.quire.gops / r.openblas->gops;
+}
+
+std::optional<double> percent_of_peak(const RunInfo& info, const ShapeResult& r) {
+  if (!info.peak) return std::nullopt;
+  return 100 * r.quire.gops / info.peak->gops;
+}
+
+std::string check_string(const ShapeResult& r) {
+  std::string failed;
+  bool checked = false;
+  auto add = [&](const char* name, const std::optional<Measurement>& m) {
+    if (!m || m->mismatches < 0) return;
+    checked = true;
+    if (m->mismatches > 0) failed += std::string(" ") + name + ":" + std::to_string(m->mismatches);
+  };
+  add("quire", r.quire);
+  add("quire-int32", r.quire_int32);
+  add("oneDNN", r.onednn);
+  return !failed.empty() ? "FAIL" + failed : checked ? "ok" : "-";
+}
+
+Summary summarize(const RunInfo& info, const std::vector<ShapeResult>& results) {
+  Summary s;
+  // Geomean of a column over the shapes that have it, and its smallest value.
+  auto column = [&](auto get, std::optional<double>& mean,
+                    std::optional<Summary::Worst>* worst = nullptr) {
+    double log_sum = 0;
+    int n = 0;
+    for (const ShapeResult& r : results) {
+      const std::optional<double> v = get(r);
+      if (!v || !(*v > 0)) continue;
+      log_sum += std::log(*v);
+      ++n;
+      if (worst && (!*worst || *v < (*worst)->value)) *worst = Summary::Worst{*v, r.shape};
+    }
+    if (n) mean = std::exp(log_sum / n);
+  };
+  column([](const ShapeResult& r) { return std::optional<double>(r.quire.gops); },
+         s.quire_gops);
+  column([](const ShapeResult& r) { return gops_of(r.quire_int32); }, s.quire_int32_gops);
+  column([&](const ShapeResult& r) { return percent_of_peak(info, r); }, s.pct_peak,
+         &s.worst_pct_peak);
+  column([](const ShapeResult& r) { return gops_of(r.onednn); }, s.onednn_gops);
+  column([](const ShapeResult& r) { return gops_of(r.openblas); }, s.openblas_gflops);
+  column(ratio_onednn, s.ratio_onednn, &s.worst_ratio_onednn);
+  column(ratio_openblas, s.ratio_openblas, &s.worst_ratio_openblas);
+  for (const ShapeResult& r : results) s.failed_checks += check_string(r).starts_with("FAIL");
+  return s;
+}
+
+void print_header(std::FILE* out, const RunInfo& info) {
+  std::fprintf(out, "CPU       %s\n", info.cpu.c_str());
+  std::fprintf(out, "path      %s%s, %d thread(s)\n", info.isa.c_str(),
+               info.isa_forced ? " (forced by --isa)" : "", info.threads);
+  if (info.peak) {
+    std::fprintf(out, "peak      %.1f GOPS = %d x %.1f (%s, median of 5 x 20 ms)\n",
+                 info.peak->gops, info.threads, info.peak->gops_per_thread,
+                 info.peak->method.c_str());
+    if (info.peak->saturating) {
+      std::fprintf(out,
+                   "          that is the rate of the saturating int16 instructions; this "
+                   "path is exact, so %% of peak shows what exactness costs\n");
+    }
+  } else {
+    std::fprintf(out, "peak      n/a (portable C++ path)\n");
+  }
+  std::fprintf(out, "call      pack A with row offsets + fbgemmPacked + %s; B packed once\n",
+               info.output == OutputKind::u8
+                   ? "ReQuantizeOutput to u8 (per-channel, bias); i32 = memCopy output"
+                   : "memCopy (int32 output)");
+  std::fprintf(out, "timing    median per call, >= %.3g s per shape and library, %s\n",
+               info.min_time, info.flush ? "caches flushed before each call" : "warm caches");
+  std::fprintf(out, "oneDNN    %s\n", info.onednn.empty() ? "n/a (not found at configure time)"
+                                                         : info.onednn.c_str());
+  std::fprintf(out, "OpenBLAS  %s\n", info.openblas.empty() ? "n/a (not found at configure time)"
+                                                           : info.openblas.c_str());
+}
+
+TablePrinter::TablePrinter(std::FILE* out, const RunInfo& info) : out_(out), info_(info) {
+  const bool u8 = info.output == OutputKind::u8;
+  std::fprintf(out_, "\n%-14s %9s %9s %9s %8s %6s %8s | %8s %8s | %8s %8s | %8s %9s  %s\n",
+               "M x N x K", "med us", "min us", "max us",
+               u8 ? "u8 GOPS" : "i32 GOPS", "%peak", u8 ? "i32 GOPS" : "",
+               "dnnl OPS", u8 ? "i32/dnnl" : "i32/dnnl", "blas FLO",
+               u8 ? "u8/blas" : "i32/blas", "packB us", "packB KiB", "check");
+}
+
+void TablePrinter::row(const ShapeResult& r) {
+  const Timing& t = r.quire.timing;
+  std::fprintf(out_, "%-14s %9s %9s %9s %8s %6s %8s | %8s %8s | %8s %8s | %8s %9s  %s\n",
+               to_string(r.shape).c_str(), micros(t.median).c_str(), micros(t.min).c_str(),
+               micros(t.max).c_str(), num(r.quire.gops, 1).c_str(),
+               num(percent_of_peak(info_, r), 1).c_str(),
+               r.quire_int32 ? num(r.quire_int32->gops, 1).c_str() : "",
+               num(gops_of(r.onednn), 1).c_str(), num(ratio_onednn(r), 2).c_str(),
+               num(gops_of(r.openblas), 1).c_str(), num(ratio_openblas(r), 2).c_str(),
+               micros(r.pack_b_seconds).c_str(),
+               num(static_cast<double>(r.packed_b_bytes) / 1024, 0).c_str(),
+               check_string(r).c_str());
+  std::fflush(out_);
+}
+
+void TablePrinter::summary(const std::vector<ShapeResult>& results) {
+  if (results.empty()) return;
+  const bool u8 = info_.output == OutputKind::u8;
+  const Summary s = summarize(info_, results);
+  std::fprintf(out_, "%-14s %9s %9s %9s %8s %6s %8s | %8s %8s | %8s %8s |\n", "geomean", "",
+               "", "", num(s.quire_gops, 1).c_str(), num(s.pct_peak, 1).c_str(),
+               u8 ? num(s.quire_int32_gops, 1).c_str() : "", num(s.onednn_gops, 1).c_str(),
+               num(s.ratio_onednn, 2).c_str(), num(s.openblas_gflops, 1).c_str(),
+               num(s.ratio_openblas, 2).c_str());
+
+  std::fprintf(out_, "\n");
+  auto worst = [&](const char* what, const std::optional<Summary::Worst>& w, int decimals) {
+    if (w) {
+      std::fprintf(out_, "worst %-13s %s at %s\n", what, num(w->value, decimals).c_str(),
+                   to_string(w->shape).c_str());
+    }
+  };
+  worst("% of peak", s.worst_pct_peak, 1);
+  worst("i32/oneDNN", s.worst_ratio_onednn, 2);
+  worst(u8 ? "u8/OpenBLAS" : "i32/OpenBLAS", s.worst_ratio_openblas, 2);
+
+  std::map<std::string, int> onednn_choices;
+  for (const ShapeResult& r : results) {
+    if (r.onednn) ++onednn_choices[r.onednn_detail];
+  }
+  for (const auto& [detail, count] : onednn_choices) {
+    std::fprintf(out_, "oneDNN picked %s on %d shape(s)\n", detail.c_str(), count);
+  }
+
+  if (s.failed_checks) {
+    std::fprintf(out_, "RESULT CHECK FAILED on %d shape(s): see the check column\n",
+                 s.failed_checks);
+  } else {
+    std::fprintf(out_, "results checked on sampled rows: exact\n");
+  }
+}
+
+CsvPrinter::CsvPrinter(std::FILE* out, const RunInfo& info) : out_(out), info_(info) {
+  std::fprintf(out_,
+               "M,N,K,isa,threads,output,median_s,min_s,max_s,calls,gops,pct_peak,"
+               "int32_median_s,int32_gops,onednn_median_s,onednn_gops,ratio_int32_onednn,"
+               "openblas_median_s,openblas_gflops,ratio_openblas,pack_b_s,packed_b_bytes,"
+               "onednn_weights_bytes,check\n");
+}
+
+void CsvPrinter::row(const ShapeResult& r) {
+  // Empty fields where the table says n/a.
+  auto field = [](std::optional<double> v) {
+    if (!v) return std::string();
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", *v);
+    return std::string(buf);
+  };
+  auto median = [](const std::optional<Measurement>& m) {
+    return m ? std::optional<double>(m->timing.median) : std::nullopt;
+  };
+  const Timing& t = r.quire.timing;
+  std::fprintf(out_, "%d,%d,%d,%s,%d,%s,%s,%s,%s,%lld,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%lld,%lld,%s\n",
+               r.shape.M, r.shape.N, r.shape.K, info_.isa.c_str(), info_.threads,
+               quire_label(info_.output), field(t.median).c_str(), field(t.min).c_str(),
+               field(t.max).c_str(), static_cast<long long>(t.calls),
+               field(r.quire.gops).c_str(), field(percent_of_peak(info_, r)).c_str(),
+               field(median(r.quire_int32)).c_str(), field(gops_of(r.quire_int32)).c_str(),
+               field(median(r.onednn)).c_str(), field(gops_of(r.onednn)).c_str(),
+               field(ratio_onednn(r)).c_str(), field(median(r.openblas)).c_str(),
+               field(gops_of(r.openblas)).c_str(), field(ratio_openblas(r)).c_str(),
+               field(r.pack_b_seconds).c_str(), static_cast<long long>(r.packed_b_bytes),
+               static_cast<long long>(r.onednn_weights_bytes), check_string(r).c_str());
+  std::fflush(out_);
+}
+
+}  // namespace quire::bench

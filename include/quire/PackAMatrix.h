@@ -1,0 +1,104 @@
+// Packers for uint8 activations (A): PackAMatrix (plain) and PackAWithRowOffset (row
+// sums fused into the same pass, for the zero-point correction of ReQuantizeOutput).
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "quire/PackMatrix.h"
+#include "quire/detail/PackA.h"
+
+namespace quire {
+
+// Shared body of the matrix-sourced A packers; WITH_ROW_OFFSETS selects the fused sums.
+template <typename PT, typename T, typename accT, bool WITH_ROW_OFFSETS>
+class PackAFromMatrix : public PackMatrix<PT, T, accT> {
+  static_assert(std::is_same_v<T, uint8_t>, "A must be uint8_t (activations)");
+
+ public:
+  using inpType = T;
+  using accType = accT;
+
+  static constexpr bool isA() { return true; }
+
+  // Bytes of the packed block buffer a caller may pass as pmat.
+  static int packedBufferSize(int /*rows*/ = 0, int /*cols*/ = 0,
+                              const BlockingFactors* params = nullptr) {
+    return static_cast<int>(detail::packed_a_bytes(detail::resolve_blocking(params, "packedBufferSize")));
+  }
+  // Row offsets needed per block: one per row of an MCB block.
+  static int rowOffsetBufferSize(const BlockingFactors* params = nullptr) {
+    return detail::resolve_blocking(params, "rowOffsetBufferSize").MCB;
+  }
+
+  int32_t* getRowOffsetBuffer() { return WITH_ROW_OFFSETS ? row_offset_ : nullptr; }
+  matrix_op_t trans() const { return source_.transposed ? matrix_op_t::Transpose : matrix_op_t::NoTranspose; }
+
+  // Bytes between rows of the packed block (KCB, a multiple of 4).
+  int64_t packedLd() const { return this->params_.KCB; }
+
+  // Packs one block (columns within one group) for the driver; see detail::pack_a_block.
+  void pack(const block_type_t& block) {
+    detail::pack_a_block(source_, block, this->buf_, packedLd(), WITH_ROW_OFFSETS ? row_offset_ : nullptr);
+  }
+
+  ~PackAFromMatrix() {
+    if (owns_row_offset_) fbgemmAlignedFree(row_offset_);
+  }
+
+ protected:
+  PackAFromMatrix(matrix_op_t trans, int64_t nRow, int64_t nCol, const T* smat, int64_t ld,
+                  T* pmat, int groups, int32_t* row_offset, const BlockingFactors* params,
+                  const char* where)
+      : PackMatrix<PT, T, accT>(checked_int(nRow, where, "nRow"), checked_int(nCol, where, "nCol"),
+                                pmat, groups, params, where),
+        source_{smat, ld, trans == matrix_op_t::Transpose, static_cast<int32_t>(nRow),
+                static_cast<int32_t>(nCol), groups} {
+    detail::check_a_source(source_, where);
+    this->brow_ = this->params_.MCB;
+    this->bcol_ = this->params_.KCB;
+    this->allocate_if_needed(detail::packed_a_bytes(this->params_));
+    if (WITH_ROW_OFFSETS) {
+      row_offset_ = row_offset;
+      if (row_offset_ == nullptr) {
+        row_offset_ = static_cast<int32_t*>(
+            fbgemmAlignedAlloc(64, sizeof(int32_t) * this->params_.MCB));
+        owns_row_offset_ = true;
+      }
+    }
+  }
+
+ private:
+  static int32_t checked_int(int64_t v, const char* where, const char* name) {
+    detail::check_arg(v >= 1 && v <= INT32_MAX, where, name, v, "must be in [1, INT32_MAX]");
+    return static_cast<int32_t>(v);
+  }
+
+  detail::ASource source_;
+  int32_t* row_offset_ = nullptr;
+  bool owns_row_offset_ = false;
+};
+
+template <typename T, typename accT = int32_t>
+class PackAMatrix final : public PackAFromMatrix<PackAMatrix<T, accT>, T, accT, false> {
+ public:
+  PackAMatrix(matrix_op_t trans, int32_t nRow, int32_t nCol, const T* smat, int32_t ld,
+              T* pmat = nullptr, int groups = 1, const BlockingFactors* params = nullptr)
+      : PackAFromMatrix<PackAMatrix, T, accT, false>(trans, nRow, nCol, smat, ld, pmat, groups,
+                                                     nullptr, params, "PackAMatrix") {}
+};
+
+template <typename T, typename accT = int32_t>
+class PackAWithRowOffset final
+    : public PackAFromMatrix<PackAWithRowOffset<T, accT>, T, accT, true> {
+ public:
+  // row_offset: a buffer of rowOffsetBufferSize() int32 values, or null to allocate one.
+  PackAWithRowOffset(matrix_op_t trans, uint32_t nRow, uint32_t nCol, const T* smat,
+                     uint32_t ld, T* pmat = nullptr, int groups = 1,
+                     int32_t* row_offset = nullptr, const BlockingFactors* params = nullptr)
+      : PackAFromMatrix<PackAWithRowOffset, T, accT, true>(trans, nRow, nCol, smat, ld, pmat,
+                                                           groups, row_offset, params,
+                                                           "PackAWithRowOffset") {}
+};
+
+}  // namespace quire

@@ -1,0 +1,81 @@
+// PackBMatrix: int8 weights packed once into the panel layout of the micro-kernels
+// (docs/kernel-contract.md). Read-only after construction: share it between threads.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <type_traits>
+
+#include "quire/PackMatrix.h"
+#include "quire/detail/PackB.h"
+
+namespace quire {
+
+template <typename T, typename accT = int32_t>
+class PackBMatrix final : public PackMatrix<PackBMatrix<T, accT>, T, accT> {
+  static_assert(std::is_same_v<T, int8_t>, "B must be int8_t (weights)");
+  static_assert(std::is_same_v<accT, int32_t>, "only 32-bit accumulation is available");
+
+ public:
+  using inpType = T;
+  using accType = accT;
+  static constexpr bool isA() { return false; }
+
+  // trans: NoTranspose: B is nRow (K) x nCol (N) with groups stacked along K, row-major,
+  // ld >= nCol. Transpose: each group's N x K/G matrix, one after another, ld >= K/G.
+  PackBMatrix(matrix_op_t trans, int32_t nRow, int32_t nCol, const T* smat, int32_t ld,
+              T* pmat = nullptr, int groups = 1, const BlockingFactors* params = nullptr)
+      : PackMatrix<PackBMatrix, T, accT>(nRow, nCol, pmat, groups, params, "PackBMatrix"),
+        trans_(trans),
+        layout_(detail::make_b_layout(trans, nRow, nCol, smat, ld, groups, this->params_.NR)) {
+    this->brow_ = this->params_.KCB;
+    this->bcol_ = this->params_.NR;
+    this->allocate_if_needed(layout_.total_bytes());
+    detail::pack_b(layout_, trans, smat, ld, this->buf_);
+  }
+
+  // Bytes for a caller-provided buffer holding one group of rows x cols (for G groups
+  // pass rows = K / G and multiply by G).
+  static int packedBufferSize(int rows, int cols, const BlockingFactors* params = nullptr) {
+    const int nr = detail::resolve_blocking(params, "packedBufferSize").NR;
+    return static_cast<int>(int64_t{(rows + 3) & ~3} * ((cols + nr - 1) / nr) * nr);
+  }
+  int64_t packedBufferSizeBytes() const { return layout_.total_bytes(); }
+  const detail::PackedBLayout& layout() const { return layout_; }
+  matrix_op_t trans() const { return trans_; }
+
+  // Panel p of group g, at its first K step.
+  const int8_t* panel(int g, int p) const {
+    return this->buf_ + g * layout_.group_bytes() + p * layout_.panel_bytes();
+  }
+
+  // Writes the weights back in the layout given at construction (compact ld).
+  void unpack(T* origin_buf, const BlockingFactors* /*params*/ = nullptr) const {
+    detail::check_not_null(origin_buf, "PackBMatrix::unpack", "origin_buf");
+    detail::unpack_b(layout_, trans_, this->buf_, origin_buf);
+  }
+
+  // Same geometry (sizes, groups, panel layout).
+  bool metaEquals(const PackBMatrix& other) const {
+    const auto& a = layout_;
+    const auto& b = other.layout_;
+    return a.k_per_group == b.k_per_group && a.n == b.n && a.groups == b.groups &&
+           a.panel_width == b.panel_width && a.padded_k == b.padded_k;
+  }
+  // Same geometry and the same packed bytes.
+  bool equals(const PackBMatrix& other) const {
+    return metaEquals(other) &&
+           std::memcmp(this->buf_, other.buf_, static_cast<size_t>(layout_.total_bytes())) == 0;
+  }
+  void printPackedMatrix(const std::string& name) const {
+    std::cout << detail::describe_packed_b(layout_, this->buf_, name);
+  }
+
+ private:
+  matrix_op_t trans_;
+  detail::PackedBLayout layout_;
+};
+
+}  // namespace quire

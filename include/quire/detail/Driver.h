@@ -1,0 +1,62 @@
+// Non-template pieces of the driver (src/driver/): argument checks, the thread
+// partition, and the kernel loops over one packed A block x one column block.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "quire/Types.h"
+#include "quire/detail/IsaRecord.h"
+#include "quire/detail/PackB.h"
+
+namespace quire::detail {
+
+// The rectangle of C one thread computes: rows [m0, m1), columns [n0, n1) of every group.
+struct ThreadTile {
+  int32_t m0, m1, n0, n1;
+};
+
+// Splits M x N into num_threads rectangles on MR-row and panel-column boundaries, picking
+// the grid that minimizes the largest rectangle (splitting M first on ties, so A is not
+// packed twice). Results do not depend on the split: every element is computed alike.
+ThreadTile partition_tiles(int32_t M, int32_t N, int mr, int panel_width, int thread_id,
+                           int num_threads);
+
+struct GemmShape {
+  int32_t M, K, N;  // K and N per group
+  int groups;
+};
+
+// Checks fbgemmPacked's arguments; throws std::invalid_argument naming the parameter.
+GemmShape check_gemm(int32_t a_rows, int32_t a_cols, int a_groups, const PackedBLayout& b,
+                     const void* C, const void* C_buffer, uint32_t ldc, int thread_id,
+                     int num_threads, const BlockingFactors& a_blocking,
+                     const BlockingFactors* blocking_params);
+
+// The kernels one fbgemmPacked call uses, resolved through the code cache once per
+// (mr, nr) and then reused without locking.
+class KernelSet {
+ public:
+  KernelSet(const IsaRecord& isa, int mr, int nr) : isa_(isa), mr_(mr), nr_(nr) {}
+  MicroKernelFn get(int mr, int nr) {
+    MicroKernelFn& slot = table_[mr][nr];
+    if (slot == nullptr) slot = isa_.kernel(mr, nr);
+    return slot;
+  }
+  int mr() const { return mr_; }
+  int nr() const { return nr_; }
+
+ private:
+  const IsaRecord& isa_;
+  int mr_, nr_;
+  std::array<std::array<MicroKernelFn, 65>, 13> table_{};
+};
+
+// C[0..mc) x [0..nc) (int32, ldc elements apart) = (or +=, when accumulate) the packed A
+// block (mc rows, lda bytes apart, K range [k0, k0 + kc)) times columns [n0, n0 + nc) of
+// the packed B group starting at b_group.
+void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
+                   const PackedBLayout& b, const int8_t* b_group, int k0, int kc, int n0, int nc,
+                   int32_t* c, int64_t ldc, bool accumulate);
+
+}  // namespace quire::detail

@@ -1,0 +1,33 @@
+// Non-template core of the A packers (src/pack/pack_a_block.cpp).
+#pragma once
+
+#include <cstdint>
+
+#include "quire/Types.h"
+
+namespace quire::detail {
+
+// Where A comes from: rows x cols (all groups), element (r, c) at data[r * ld + c] or,
+// transposed, data[c * ld + r].
+struct ASource {
+  const uint8_t* data;
+  int64_t ld;
+  bool transposed;
+  int32_t rows, cols;
+  int groups;
+};
+
+// Checks the arguments shared by every A packer; throws std::invalid_argument.
+void check_a_source(const ASource& a, const char* where);
+
+// Packs block (columns inside one group) row-major into dst with rows ld_dst bytes
+// apart, zero-padding each row to a multiple of 4 columns, with the active path's packer.
+// row_sums (nullable) gets the block's row sums: written when the block starts its
+// group's K range, added otherwise, so after the last K block it holds sum_k A[i][k].
+void pack_a_block(const ASource& a, const block_type_t& block, uint8_t* dst, int64_t ld_dst,
+                  int32_t* row_sums);
+
+// Bytes of a packed A block buffer for the given blocking: MCB rows of KCB bytes.
+inline int64_t packed_a_bytes(const BlockingFactors& p) { return int64_t{p.MCB} * p.KCB; }
+
+}  // namespace quire::detail

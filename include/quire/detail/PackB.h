@@ -1,0 +1,40 @@
+// Non-template core of PackBMatrix (src/pack/pack_b.cpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "quire/Types.h"
+
+namespace quire::detail {
+
+// Geometry of packed B: per group, ceil(N / panel_width) panels; each panel holds
+// padded_k / 4 steps of panel_width x 4 bytes: lane j of step t is B[4t .. 4t+3][j].
+// K is padded only to the 4-deep interleave, N only to a whole panel.
+struct PackedBLayout {
+  static constexpr int kVersion = 1;
+  int32_t k_per_group, n, groups;
+  int panel_width;   // NR at packing time
+  int32_t padded_k;  // k_per_group rounded up to 4
+  int panels() const { return (n + panel_width - 1) / panel_width; }
+  int64_t panel_bytes() const { return int64_t{padded_k} * panel_width; }
+  int64_t group_bytes() const { return panel_bytes() * panels(); }
+  int64_t total_bytes() const { return group_bytes() * groups; }
+};
+
+// Validates PackBMatrix's arguments and returns the layout; throws std::invalid_argument.
+PackedBLayout make_b_layout(matrix_op_t trans, int32_t nRow, int32_t nCol, const void* smat,
+                            int32_t ld, int groups, int panel_width);
+
+// Packs B (source as described by trans / ld, groups stacked) into dst.
+void pack_b(const PackedBLayout& layout, matrix_op_t trans, const int8_t* src, int32_t ld,
+            int8_t* dst);
+
+// Writes B back in its source layout (same trans, groups stacked, compact ld).
+void unpack_b(const PackedBLayout& layout, matrix_op_t trans, const int8_t* packed, int8_t* dst);
+
+// Human-readable dump of the packed panels.
+std::string describe_packed_b(const PackedBLayout& layout, const int8_t* packed,
+                              const std::string& name);
+
+}  // namespace quire::detail

@@ -1,0 +1,198 @@
+// The vectorized array routines behind quire/QuantUtils.h, one table per ISA.
+//
+// The public functions validate their arguments, resolve them into the plain structs
+// below and call the routine of active_isa().quant. Each routine computes exactly the
+// formula written here, operation by operation in float (the library is built with
+// -ffp-contract=off, and no routine uses fused multiply-add), so every table gives the
+// same bits as kQuantPortable. Rounding is the default mode: round half to even
+// (nearbyint in C++, vcvtps2dq / vroundps in the vector code).
+//
+// Conventions: len may be 0; src and dst never alias unless said; no alignment is
+// required.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "quire/FloatConversion.h"
+
+namespace quire::detail {
+
+// float -> integer quantization with a saturating store:
+//   t = src * inv_scale                     (inv_scale = 1.0f / scale, in float)
+//   legacy:  r = nearbyint(t + zero_point)
+//   else:    r = nearbyint(t) + zero_point  (float addition)
+//   out = r < qmin or NaN ? qmin : r > qmax ? qmax : (int32)r
+// qmin_f is (float)qmin, which must be exact (true for every precision's qmin);
+// qmax_f is the largest float <= qmax, so r > qmax_f means r > qmax.
+struct QuantizeArgs {
+  float inv_scale;
+  float zero_point;
+  int32_t qmin;
+  int32_t qmax;
+  float qmin_f;
+  float qmax_f;
+  bool legacy;
+};
+template <class T>
+using QuantizeFn = void (*)(const float* src, T* dst, int64_t len, const QuantizeArgs& args);
+
+// Quantization with one scale and zero point per element position (the channels of a
+// KXC row): element i uses inv_scale[i] and zero_point[i] in the legacy formula above;
+// args.inv_scale, args.zero_point and args.legacy are ignored.
+template <class T>
+using QuantizeChannelsFn = void (*)(const float* src, T* dst, int64_t len,
+                                    const float* inv_scale, const float* zero_point,
+                                    const QuantizeArgs& args);
+
+// integer -> float: dst = scale * (float)((double)src - (double)zero_point).
+// The difference is exact in double and rounded once to float.
+template <class T>
+using DequantizeFn = void (*)(const T* src, float* dst, int64_t len, float scale,
+                              int32_t zero_point);
+
+// Quantize with args (zero_point is (float)zero_point) to q, then dequantize:
+//   dst = scale * (float)((double)q - (double)zero_point)
+using FusedQuantizeDequantizeFn = void (*)(const float* src, float* dst, int64_t len,
+                                           const QuantizeArgs& args, float scale,
+                                           int32_t zero_point);
+
+// The smallest and largest non-NaN element in IEEE order (-0 and +0 compare equal, so
+// the sign of a zero result is either). With no non-NaN element: *min = +inf and
+// *max = -inf.
+using MinMaxFn = void (*)(const float* src, int64_t len, float* min, float* max);
+
+// int32 -> integer with a float multiplier:
+//   r = nearbyint((float)src * multiplier)   (float multiply)
+//   v = (double)zero_point + (double)r      (exact)
+//   out = v < qmin or NaN ? qmin : v > qmax ? qmax : (int32)v
+struct RequantizeArgs {
+  float multiplier;
+  int32_t zero_point;
+  int32_t qmin;
+  int32_t qmax;
+};
+template <class T>
+using RequantizeFn = void (*)(const int32_t* src, T* dst, int64_t len,
+                              const RequantizeArgs& args);
+
+// int32 -> integer in fixed point, right_shift in [0, 63]:
+//   p = (int64)src * multiplier
+//   m = right_shift == 0 ? p : (p >> right_shift) + ((p >> (right_shift - 1)) & 1)
+//       (round half up, i.e. floor((p + 2^(right_shift-1)) / 2^right_shift), no overflow)
+//   out = clamp((int64)zero_point + m, qmin, qmax)
+struct RequantizeFixedArgs {
+  int32_t multiplier;
+  int right_shift;
+  int32_t zero_point;
+  int32_t qmin;
+  int32_t qmax;
+};
+template <class T>
+using RequantizeFixedFn = void (*)(const int32_t* src, T* dst, int64_t len,
+                                   const RequantizeFixedArgs& args);
+
+// One row of a fused row-wise format (8-bit with float scale and bias; 2-, 4- or 8-bit
+// with half scale and bias). The caller derives bias, scale and inv_scale from the row
+// (see src/quant/rowwise.cpp) and stores them; these routines only convert the codes.
+// Element j occupies bits [(j % per_byte) * bit_rate, + bit_rate) of byte j / per_byte,
+// per_byte = 8 / bit_rate, so a row has ceil(cols / per_byte) code bytes.
+//   quantize:   q = clamp(nearbyint((x - bias) * inv_scale), 0, 2^bit_rate - 1),
+//               NaN -> 0 (float subtract, then multiply)
+//   dequantize: x = q * scale + bias (float multiply, then add)
+using RowwiseQuantizeFn = void (*)(const float* in, int cols, int bit_rate, float bias,
+                                   float inv_scale, uint8_t* out);
+using RowwiseDequantizeFn = void (*)(const uint8_t* in, int cols, int bit_rate, float scale,
+                                     float bias, float* out);
+
+struct QuantKernels {
+  QuantizeFn<uint8_t> quantize_u8;
+  QuantizeFn<int8_t> quantize_s8;
+  QuantizeFn<uint16_t> quantize_u16;
+  QuantizeFn<int16_t> quantize_s16;
+  QuantizeFn<int32_t> quantize_s32;
+
+  QuantizeChannelsFn<uint8_t> quantize_channels_u8;
+  QuantizeChannelsFn<int8_t> quantize_channels_s8;
+  QuantizeChannelsFn<int32_t> quantize_channels_s32;
+
+  DequantizeFn<uint8_t> dequantize_u8;
+  DequantizeFn<int8_t> dequantize_s8;
+  DequantizeFn<uint16_t> dequantize_u16;
+  DequantizeFn<int16_t> dequantize_s16;
+  DequantizeFn<int32_t> dequantize_s32;
+
+  FusedQuantizeDequantizeFn fused_quantize_dequantize;
+  MinMaxFn find_min_max;
+
+  RequantizeFn<uint8_t> requantize_u8;
+  RequantizeFn<int8_t> requantize_s8;
+  RequantizeFn<uint16_t> requantize_u16;
+  RequantizeFn<int16_t> requantize_s16;
+  RequantizeFn<int32_t> requantize_s32;
+
+  RequantizeFixedFn<uint8_t> requantize_fixed_u8;
+  RequantizeFixedFn<int8_t> requantize_fixed_s8;
+  RequantizeFixedFn<uint16_t> requantize_fixed_u16;
+  RequantizeFixedFn<int16_t> requantize_fixed_s16;
+  RequantizeFixedFn<int32_t> requantize_fixed_s32;
+
+  RowwiseQuantizeFn rowwise_quantize;
+  RowwiseDequantizeFn rowwise_dequantize;
+
+  // Array conversions, round to nearest even, NaN and inf preserved (see
+  // quire/FloatConversion.h for the exact NaN payload rule).
+  void (*float_to_half)(const float* src, float16* dst, int64_t len);
+  void (*half_to_float)(const float16* src, float* dst, int64_t len);
+  void (*float_to_bfloat16)(const float* src, bfloat16* dst, int64_t len);
+};
+
+// The formulas above for one element: the scalar public API and kQuantPortable use
+// these, the vector tables mirror them lane by lane.
+inline int32_t saturate_quantized(float r, const QuantizeArgs& a) {
+  if (!(r >= a.qmin_f)) return a.qmin;  // also NaN
+  if (r > a.qmax_f) return a.qmax;
+  return static_cast<int32_t>(r);
+}
+
+inline int32_t quantize_one(float src, const QuantizeArgs& a) {
+  const float t = src * a.inv_scale;
+  const float r = a.legacy ? std::nearbyint(t + a.zero_point) : std::nearbyint(t) + a.zero_point;
+  return saturate_quantized(r, a);
+}
+
+template <class T>
+float dequantize_one(T src, float scale, int32_t zero_point) {
+  return scale * static_cast<float>(static_cast<double>(src) - static_cast<double>(zero_point));
+}
+
+inline int32_t requantize_one(int32_t src, const RequantizeArgs& a) {
+  const float r = std::nearbyint(static_cast<float>(src) * a.multiplier);
+  const double v = static_cast<double>(a.zero_point) + static_cast<double>(r);
+  if (!(v >= a.qmin)) return a.qmin;  // also NaN
+  if (v > a.qmax) return a.qmax;
+  return static_cast<int32_t>(v);
+}
+
+inline int32_t rowwise_quantize_one(float x, float bias, float inv_scale, float qmax) {
+  const float r = std::nearbyint((x - bias) * inv_scale);
+  if (!(r >= 0.0f)) return 0;  // also NaN
+  return static_cast<int32_t>(r > qmax ? qmax : r);
+}
+
+inline int64_t rounding_mul_shift(int32_t a, int32_t b, int right_shift) {
+  const int64_t p = static_cast<int64_t>(a) * b;
+  if (right_shift == 0) return p;
+  return (p >> right_shift) + ((p >> (right_shift - 1)) & 1);
+}
+
+inline int32_t requantize_fixed_one(int32_t src, const RequantizeFixedArgs& a) {
+  const int64_t v = a.zero_point + rounding_mul_shift(src, a.multiplier, a.right_shift);
+  return static_cast<int32_t>(v < a.qmin ? a.qmin : v > a.qmax ? a.qmax : v);
+}
+
+extern const QuantKernels kQuantPortable;
+extern const QuantKernels kQuantAvx2;
+extern const QuantKernels kQuantAvx512;
+
+}  // namespace quire::detail

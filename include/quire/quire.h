@@ -1,0 +1,10 @@
+// Everything of quire's int8 GEMM API in one include.
+#pragma once
+
+#include "quire/Gemm.h"
+#include "quire/OutputProcessing.h"
+#include "quire/PackAMatrix.h"
+#include "quire/PackBMatrix.h"
+#include "quire/PackMatrix.h"
+#include "quire/Types.h"
+#include "quire/Utils.h"

@@ -1,0 +1,29 @@
+// Reference implementations: plain loops, obviously right, used by the tests as the
+// ground truth (bit for bit for integer and requantized results). Not fast.
+#pragma once
+
+#include <cstdint>
+
+namespace quire::ref {
+
+// C[i*ldc + j] = sum_k A[i*lda + k] * B[k*ldb + j]   (u8 x s8 -> s32, exact)
+void matmul_u8s8s32(int M, int N, int K, const uint8_t* A, int lda, const int8_t* B, int ldb,
+                    int32_t* C, int ldc);
+
+// row_offsets[i] = sum_k A[i*lda + k]
+void row_offsets_u8(int M, int K, const uint8_t* A, int lda, int32_t* row_offsets);
+
+// col_offsets[j] = sum_k B[k*ldb + j] - K * B_zero_point[j / ncols_per_quant_group]
+// (the form ReQuantizeOutput expects: the K * a_zp * b_zp term is folded in).
+void col_offsets_with_zero_pt_s8(int K, int N, const int8_t* B, int ldb,
+                                 const int32_t* B_zero_point, int32_t* col_offsets,
+                                 int ncols_per_quant_group);
+
+// dst (rows x cols, ld_dst) = transpose of src (cols x rows, ld_src), any element size.
+template <class T>
+void transpose(int rows, int cols, const T* src, int ld_src, T* dst, int ld_dst) {
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) dst[i * ld_dst + j] = src[j * ld_src + i];
+}
+
+}  // namespace quire::ref

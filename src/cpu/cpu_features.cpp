@@ -1,0 +1,58 @@
+#include "cpu/cpu_features.h"
+
+#include <asmjit/core.h>
+#include <cpuinfo.h>
+
+namespace quire::cpu {
+namespace {
+
+CpuFeatures detect() {
+  CpuFeatures f;
+  const asmjit::CpuInfo& host = asmjit::CpuInfo::host();
+  using Ext = asmjit::CpuFeatures::X86;
+  if (cpuinfo_initialize()) {
+    f.avx2 = cpuinfo_has_x86_avx2() && cpuinfo_has_x86_fma3() && cpuinfo_has_x86_f16c();
+    f.avx512 = f.avx2 && cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() &&
+               cpuinfo_has_x86_avx512vl() && cpuinfo_has_x86_avx512dq();
+    f.avx512_vnni = f.avx512 && cpuinfo_has_x86_avx512vnni();
+    f.avx512_bf16 = f.avx512 && cpuinfo_has_x86_avx512bf16();
+    if (const cpuinfo_cache* c = cpuinfo_get_l1d_cache(0)) f.l1d_bytes = c->size;
+    if (const cpuinfo_cache* c = cpuinfo_get_l2_cache(0)) f.l2_bytes = c->size;
+    if (const cpuinfo_cache* c = cpuinfo_get_l3_cache(0)) f.l3_bytes = c->size;
+    if (const cpuinfo_package* p = cpuinfo_get_package(0)) f.name = p->name;
+  } else {
+    // cpuinfo could not read the system (e.g. no /sys): asmjit's CPUID view suffices.
+    f.avx2 = host.hasFeature(Ext::kAVX2) && host.hasFeature(Ext::kFMA) &&
+             host.hasFeature(Ext::kF16C);
+    f.avx512 = f.avx2 && host.hasFeature(Ext::kAVX512_F) && host.hasFeature(Ext::kAVX512_BW) &&
+               host.hasFeature(Ext::kAVX512_VL) && host.hasFeature(Ext::kAVX512_DQ);
+    f.avx512_vnni = f.avx512 && host.hasFeature(Ext::kAVX512_VNNI);
+    f.avx512_bf16 = f.avx512 && host.hasFeature(Ext::kAVX512_BF16);
+  }
+  // asmjit checks both CPUID and the OS-enabled YMM state (XGETBV) for AVX-VNNI.
+  f.avx_vnni = f.avx2 && host.hasFeature(Ext::kAVX_VNNI);
+  if (f.name.empty()) f.name = host.brand();
+  return f;
+}
+
+}  // namespace
+
+std::string CpuFeatures::summary() const {
+  std::string s;
+  auto add = [&](bool has, const char* n) {
+    if (has) s += s.empty() ? n : std::string(" ") + n;
+  };
+  add(avx2, "avx2");
+  add(avx_vnni, "avx_vnni");
+  add(avx512, "avx512");
+  add(avx512_vnni, "avx512_vnni");
+  add(avx512_bf16, "avx512_bf16");
+  return s.empty() ? "no AVX2 (portable C++ only)" : s;
+}
+
+const CpuFeatures& cpu_features() {
+  static const CpuFeatures features = detect();
+  return features;
+}
+
+}  // namespace quire::cpu

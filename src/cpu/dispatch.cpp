@@ -1,0 +1,163 @@
+// The per-ISA records and the choice of the active one.
+#include <atomic>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
+#include "cpu/cpu_features.h"
+#include "driver/portable_kernel.h"
+#include "jit/kernel_cache.h"
+#include "pack/pack_a.h"
+#include "quire/Utils.h"
+#include "quire/detail/Epilogue.h"
+#include "quire/detail/IsaRecord.h"
+#include "quire/detail/QuantKernels.h"
+
+namespace quire::detail {
+namespace {
+
+template <Isa I>
+MicroKernelFn jit_kernel(int mr, int nr) {
+  return jit::kernel(I, mr, nr);
+}
+
+MicroKernelFn portable_kernel(int, int) { return &driver::portable_micro_kernel; }
+
+// Register arithmetic of the default tiles (vector registers: 16 ymm or 32 zmm):
+//   avx512_vnni  MR=6, NR=64: 6*4 accumulators + 4 B vectors + 1 A broadcast = 29 of 32
+//   avx_vnni     MR=6, NR=16: 6*2 accumulators + 2 B vectors + 1 A broadcast = 15 of 16
+//                (avx512_vnni_ymm: the same kernels, EVEX-encoded)
+//   avx512       MR=6, NR=48: 6*3 accumulators + 2*3 B (even/odd bytes) + 2 A (even/odd)
+//                             + 1 product + 1 byte mask = 28 of 32
+//   avx2         MR=4, NR=16: 4*2 + 2*2 + 2 + 1 + 1 = 16 of 16
+// MCB x KCB (the packed A block) stays in L2; a KCB x NR B panel stays in L1.
+const IsaRecord kRecords[] = {
+    {Isa::portable, inst_set_t::anyarch, "anyarch", 16, 0, 64, {4, 16, 16, 4, 64, 256, 256},
+     &portable_kernel, &pack::pack_a_portable, &kEpiloguePortable, &kQuantPortable},
+    {Isa::avx2, inst_set_t::avx2, "avx2", 8, 16, 8, {4, 16, 8, 4, 120, 512, 512},
+     &jit_kernel<Isa::avx2>, &pack::pack_a_avx2, &kEpilogueAvx2, &kQuantAvx2},
+    {Isa::avx_vnni, inst_set_t::avx_vnni, "avx_vnni", 8, 16, 13, {6, 16, 8, 4, 120, 512, 512},
+     &jit_kernel<Isa::avx_vnni>, &pack::pack_a_avx2, &kEpilogueAvx2, &kQuantAvx2},
+    {Isa::avx512, inst_set_t::avx512, "avx512", 16, 32, 18, {6, 48, 16, 4, 120, 512, 480},
+     &jit_kernel<Isa::avx512>, &pack::pack_a_avx512, &kEpilogueAvx512, &kQuantAvx512},
+    {Isa::avx512_vnni_ymm, inst_set_t::avx512_vnni_ymm, "avx512_vnni_ymm", 8, 16, 13,
+     {6, 16, 8, 4, 120, 512, 512}, &jit_kernel<Isa::avx512_vnni_ymm>, &pack::pack_a_avx512,
+     &kEpilogueAvx512, &kQuantAvx512},
+    {Isa::avx512_vnni, inst_set_t::avx512_vnni, "avx512_vnni", 16, 32, 27,
+     {6, 64, 16, 4, 120, 512, 512}, &jit_kernel<Isa::avx512_vnni>, &pack::pack_a_avx512,
+     &kEpilogueAvx512, &kQuantAvx512},
+};
+
+bool cpu_has(Isa isa) {
+  const cpu::CpuFeatures& f = cpu::cpu_features();
+  switch (isa) {
+    case Isa::portable: return true;
+    case Isa::avx2: return f.avx2;
+    case Isa::avx_vnni: return f.avx_vnni;
+    case Isa::avx512: return f.avx512;
+    case Isa::avx512_vnni_ymm:
+    case Isa::avx512_vnni: return f.avx512_vnni;
+  }
+  return false;
+}
+
+Isa best_isa() {
+  for (Isa isa : {Isa::avx512_vnni, Isa::avx512, Isa::avx_vnni, Isa::avx2})
+    if (cpu_has(isa)) return isa;
+  return Isa::portable;
+}
+
+const IsaRecord& checked_record(Isa isa, const std::string& asked) {
+  if (!cpu_has(isa)) {
+    throw std::invalid_argument(asked + ": this CPU lacks the instructions of that path; it has: " +
+                                cpu::cpu_features().summary());
+  }
+  return kRecords[static_cast<int>(isa)];
+}
+
+Isa isa_from_name(const std::string& name) {
+  for (const IsaRecord& r : kRecords)
+    if (name == r.name) return r.isa;
+  throw std::invalid_argument("QUIRE_ISA='" + name +
+                              "' is not a path; expected one of anyarch, avx2, avx_vnni, "
+                              "avx512, avx512_vnni_ymm, avx512_vnni");
+}
+
+const IsaRecord* initial_record() {
+  const char* env = std::getenv("QUIRE_ISA");
+  if (env == nullptr || *env == '\0') return &kRecords[static_cast<int>(best_isa())];
+  return &checked_record(isa_from_name(env), std::string("QUIRE_ISA=") + env);
+}
+
+std::atomic<const IsaRecord*> g_active{nullptr};
+
+}  // namespace
+
+const IsaRecord& active_isa() {
+  const IsaRecord* r = g_active.load(std::memory_order_acquire);
+  if (r == nullptr) {
+    const IsaRecord* chosen = initial_record();
+    g_active.compare_exchange_strong(r, chosen, std::memory_order_acq_rel);
+    r = g_active.load(std::memory_order_acquire);
+  }
+  return *r;
+}
+
+const IsaRecord& isa_record(Isa isa) {
+  return checked_record(isa, std::string("instruction set ") + kRecords[static_cast<int>(isa)].name);
+}
+
+Isa isa_from_inst_set(inst_set_t inst_set) {
+  switch (inst_set) {
+    case inst_set_t::anyarch: return Isa::portable;
+    case inst_set_t::avx2: return Isa::avx2;
+    case inst_set_t::avx_vnni: return Isa::avx_vnni;
+    case inst_set_t::avx512:
+    case inst_set_t::avx512_ymm: return Isa::avx512;
+    case inst_set_t::avx512_vnni: return Isa::avx512_vnni;
+    case inst_set_t::avx512_vnni_ymm: return Isa::avx512_vnni_ymm;
+  }
+  throw std::invalid_argument("inst_set_t value " + std::to_string(static_cast<int>(inst_set)) +
+                              " is not an instruction set");
+}
+
+const EpilogueTable& epilogue_for(inst_set_t inst_set) {
+  Isa isa = isa_from_inst_set(inst_set);
+  while (!cpu_has(isa)) isa = static_cast<Isa>(static_cast<int>(isa) - 1);
+  return *kRecords[static_cast<int>(isa)].epilogue;
+}
+
+}  // namespace quire::detail
+
+namespace quire {
+
+using detail::Isa;
+
+inst_set_t fbgemmInstructionSet() { return detail::active_isa().inst_set; }
+bool fbgemmSupportedCPU() { return cpu::cpu_features().avx2; }
+bool fbgemmHasAvx2Support() { return cpu::cpu_features().avx2; }
+bool fbgemmHasAvx512Support() { return cpu::cpu_features().avx512; }
+bool fbgemmHasAvx512VnniSupport() { return cpu::cpu_features().avx512_vnni; }
+bool fbgemmHasAvxVnniSupport() { return cpu::cpu_features().avx_vnni; }
+
+void fbgemmForceIsa(inst_set_t isa) {
+  const Isa path = detail::isa_from_inst_set(isa);
+  const detail::IsaRecord& r =
+      detail::checked_record(path, std::string("fbgemmForceIsa(") + instSetName(isa) + ")");
+  detail::g_active.store(&r, std::memory_order_release);
+}
+
+const char* instSetName(inst_set_t isa) {
+  switch (isa) {
+    case inst_set_t::anyarch: return "anyarch";
+    case inst_set_t::avx2: return "avx2";
+    case inst_set_t::avx512: return "avx512";
+    case inst_set_t::avx512_ymm: return "avx512_ymm";
+    case inst_set_t::avx512_vnni: return "avx512_vnni";
+    case inst_set_t::avx512_vnni_ymm: return "avx512_vnni_ymm";
+    case inst_set_t::avx_vnni: return "avx_vnni";
+  }
+  return "unknown";
+}
+
+}  // namespace quire

@@ -1,0 +1,11 @@
+// The micro-kernel in plain C++: the path for CPUs without AVX2, and the executable
+// statement of the kernel contract (docs/kernel-contract.md).
+#pragma once
+
+#include "quire/detail/IsaRecord.h"
+
+namespace quire::driver {
+
+void portable_micro_kernel(const detail::MicroKernelArgs* args);
+
+}  // namespace quire::driver

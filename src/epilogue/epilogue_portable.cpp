@@ -1,0 +1,72 @@
+// Portable C++ output-pipeline routines: the path for CPUs without AVX2 and for
+// inst_set_t::anyarch. Formulas in quire/detail/Epilogue.h.
+#include <cmath>
+#include <cstdint>
+
+#include "quire/detail/Epilogue.h"
+
+namespace quire::detail {
+namespace {
+
+void requantize_u8(const RequantizeU8Args& a) {
+  const int32_t lo = a.fuse_relu ? a.c_zero_point : 0;
+  for (int r = 0; r < a.rows; ++r) {
+    for (int c = 0; c < a.cols; ++c) {
+      const int q = (a.zp.col_start + c) / a.zp.cols_per_group;
+      const int32_t raw = corrected_raw(a.zp, a.in[r * a.ld_in + c], r, c, q);
+      float x;
+      switch (a.bias_kind) {
+        case BiasKind::int32:
+          x = static_cast<float>(wrapping_add(raw, a.bias_i32[c])) * a.multiplier[q];
+          break;
+        case BiasKind::float32:
+          x = (static_cast<float>(raw) + a.bias_f32[c] / a.act_times_w_scale[q]) *
+              a.multiplier[q];
+          break;
+        default:
+          x = static_cast<float>(raw) * a.multiplier[q];
+      }
+      a.out[r * a.ld_out + c] = round_to_u8(x, a.c_zero_point, lo);
+    }
+  }
+}
+
+void requantize_f32(const RequantizeF32Args& a) {
+  for (int r = 0; r < a.rows; ++r) {
+    for (int c = 0; c < a.cols; ++c) {
+      const int q = (a.zp.col_start + c) / a.zp.cols_per_group;
+      const int32_t raw = corrected_raw(a.zp, a.in[r * a.ld_in + c], r, c, q);
+      float res = static_cast<float>(raw) * (a.a_scale * a.b_scale[q]);
+      if (a.bias != nullptr) res = res + a.bias[c];
+      if (a.fuse_relu) res = relu_f32(res);
+      a.out[r * a.ld_out + c] = res;
+    }
+  }
+}
+
+void copy_i32(const Int32MapArgs& a) {
+  for (int r = 0; r < a.rows; ++r)
+    for (int c = 0; c < a.cols; ++c) a.out[r * a.ld_out + c] = a.in[r * a.ld_in + c];
+}
+
+void scale_i32(const Int32MapArgs& a) {
+  for (int r = 0; r < a.rows; ++r)
+    for (int c = 0; c < a.cols; ++c)
+      a.out[r * a.ld_out + c] = wrapping_mul(a.in[r * a.ld_in + c], a.value);
+}
+
+void relu_i32(const Int32MapArgs& a) {
+  for (int r = 0; r < a.rows; ++r) {
+    for (int c = 0; c < a.cols; ++c) {
+      const int32_t v = a.in[r * a.ld_in + c];
+      a.out[r * a.ld_out + c] = v > a.value ? v : a.value;
+    }
+  }
+}
+
+}  // namespace
+
+const EpilogueTable kEpiloguePortable = {requantize_u8, requantize_f32, copy_i32, scale_i32,
+                                         relu_i32};
+
+}  // namespace quire::detail

@@ -1,0 +1,100 @@
+// The process-wide JIT runtime and kernel cache. The key space is bounded (5 paths x
+// mr x nr within the register file), so the cache is bounded by construction; kernels
+// live until the process exits, when the runtime releases their memory.
+#include "jit/kernel_cache.h"
+
+#include <asmjit/x86.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+
+#include "jit/kernel_generator.h"
+
+namespace quire::jit {
+namespace {
+
+using detail::Isa;
+using detail::MicroKernelFn;
+
+asmjit::JitRuntime& runtime() {
+  static asmjit::JitRuntime rt = [] {
+    // Where the OS forbids writable+executable pages, map the code twice (RW and RX).
+    asmjit::JitAllocator::CreateParams params{};
+    if (asmjit::Support::test(asmjit::VirtMem::hardenedRuntimeInfo().flags,
+                              asmjit::VirtMem::HardenedRuntimeFlags::kEnabled)) {
+      params.options = asmjit::JitAllocatorOptions::kUseDualMapping;
+    }
+    return asmjit::JitRuntime(&params);
+  }();
+  return rt;
+}
+
+// QUIRE_JIT_DUMP=dir writes each generated kernel's assembly to dir/<kernel name>.s.
+void dump_assembly(const std::string& name, const asmjit::String& text) {
+  const char* dir = std::getenv("QUIRE_JIT_DUMP");
+  if (dir == nullptr || *dir == '\0') return;
+  std::ofstream out(std::string(dir) + "/" + name + ".s");
+  out << "; " << name << "\n" << text.data();
+}
+
+MicroKernelFn generate(const KernelSpec& spec) {
+  asmjit::CodeHolder code;
+  code.init(runtime().environment());
+  asmjit::StringLogger logger;
+  const bool dumping = std::getenv("QUIRE_JIT_DUMP") != nullptr;
+  if (dumping) {
+    logger.addFlags(asmjit::FormatFlags::kMachineCode);
+    code.setLogger(&logger);
+  }
+  asmjit::x86::Assembler assembler(&code);
+  emit_micro_kernel(assembler, spec);
+  MicroKernelFn fn = nullptr;
+  if (asmjit::Error err = runtime().add(&fn, &code)) {
+    throw std::runtime_error("asmjit failed to generate " + kernel_name(spec) + ": " +
+                             asmjit::DebugUtils::errorAsString(err));
+  }
+  if (dumping) dump_assembly(kernel_name(spec), logger.content());
+  return fn;
+}
+
+struct CacheEntry {
+  std::once_flag once;
+  MicroKernelFn fn = nullptr;
+};
+
+}  // namespace
+
+bool registers_fit(Isa isa, int mr, int nr) {
+  if (isa == Isa::portable) return mr >= 1 && nr >= 1 && mr <= 64 && nr <= 64;
+  return registers_fit(KernelSpec{isa, mr, nr});
+}
+
+MicroKernelFn kernel(Isa isa, int mr, int nr) {
+  const KernelSpec spec{isa, mr, nr};
+  if (!registers_fit(spec)) {
+    throw std::invalid_argument("micro-kernel " + kernel_name(spec) +
+                                ": the tile does not fit the vector registers");
+  }
+  static std::mutex mutex;
+  static std::unordered_map<uint64_t, std::unique_ptr<CacheEntry>> cache;
+  const uint64_t key = (uint64_t{static_cast<uint8_t>(isa)} << 32) |
+                       (uint64_t(static_cast<uint16_t>(mr)) << 16) | static_cast<uint16_t>(nr);
+  CacheEntry* entry;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::unique_ptr<CacheEntry>& slot = cache[key];
+    if (!slot) slot = std::make_unique<CacheEntry>();
+    entry = slot.get();
+  }
+  // The first caller generates; others block here until it is done. If generation
+  // throws, the next caller tries again.
+  std::call_once(entry->once, [&] { entry->fn = generate(spec); });
+  return entry->fn;
+}
+
+}  // namespace quire::jit

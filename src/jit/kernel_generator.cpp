@@ -1,0 +1,282 @@
+// One generator for every JIT path. The loop structure is shared; what differs per ISA
+// is the vector width (ymm or zmm), how the last vector is masked (AVX-512 opmask or
+// AVX2 vpmaskmovd) and the 4-deep dot-product step:
+//   VNNI (avx512_vnni, avx_vnni): acc += vpdpbusd(A bytes, B bytes), exact in int32.
+//   exact (avx512, avx2): vpmaddubsw would saturate (255*127*2 > 32767), so bytes are
+//     split into even and odd 16-bit halves and multiplied with vpmaddwd, whose pair sums
+//     (at most 2*255*128) cannot overflow:
+//       A even = a & 0x00ff (a0, a2)      A odd = a >> 8 logical (a1, a3)
+//       B even = (b << 8) >> 8 arith      B odd = b >> 8 arith
+//       acc += vpmaddwd(A even, B even) + vpmaddwd(A odd, B odd)
+#include "jit/kernel_generator.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+namespace quire::jit {
+
+using namespace asmjit;
+using detail::Isa;
+using detail::MicroKernelArgs;
+
+namespace {
+
+bool is_zmm(Isa isa) { return isa == Isa::avx512 || isa == Isa::avx512_vnni; }
+bool is_vnni(Isa isa) {
+  return isa == Isa::avx512_vnni || isa == Isa::avx_vnni || isa == Isa::avx512_vnni_ymm;
+}
+int vector_registers(Isa isa) { return is_zmm(isa) ? 32 : 16; }
+
+int vectors_for(const KernelSpec& s) { return (s.nr + int32_lanes(s.isa) - 1) / int32_lanes(s.isa); }
+
+// Vector register map. VNNI: [accumulators mr*nv][B nv][A 1].
+// exact: [accumulators mr*nv][B even nv][B odd nv][A even][A odd][product][0x00ff mask].
+struct RegMap {
+  int nv, mr;
+  int acc(int r, int v) const { return r * nv + v; }
+  int b(int v) const { return mr * nv + v; }            // VNNI B, or exact B even
+  int b_odd(int v) const { return mr * nv + nv + v; }   // exact only
+  int a() const { return mr * nv + nv; }                // VNNI A broadcast
+  int a_even() const { return mr * nv + 2 * nv; }
+  int a_odd() const { return mr * nv + 2 * nv + 1; }
+  int product() const { return mr * nv + 2 * nv + 2; }
+  int byte_mask() const { return mr * nv + 2 * nv + 3; }
+  int needed(bool vnni) const { return vnni ? a() + 1 : byte_mask() + 1; }
+};
+
+class KernelEmitter {
+ public:
+  KernelEmitter(x86::Assembler& a, const KernelSpec& s)
+      : a_(a), s_(s), zmm_(is_zmm(s.isa)), vnni_(is_vnni(s.isa)),
+        vec_bytes_(zmm_ ? 64 : 32), map_{vectors_for(s), s.mr},
+        tail_(s.nr % int32_lanes(s.isa)) {}
+
+  void emit() {
+    prologue();
+    Label panel_loop = a_.newLabel(), k_loop = a_.newLabel(), k_done = a_.newLabel();
+    Label store_only = a_.newLabel(), next_panel = a_.newLabel();
+
+    a_.bind(panel_loop);
+    for (int r = 0; r < s_.mr; ++r)
+      for (int v = 0; v < map_.nv; ++v) zero(vec(map_.acc(r, v)));
+    // Row cursors: cursor q points at row 3q; rows 3q+1, 3q+2 are cursor + lda * {1, 2}.
+    for (int q = 0; q < row_cursors(); ++q) {
+      if (q == 0) a_.mov(kACursors[0], kAPanel);
+      else a_.lea(kACursors[q], x86::ptr(kACursors[q - 1], kLda3));
+    }
+    a_.mov(kBCursor, kB);
+    a_.mov(kKCount, x86::qword_ptr(kArgs, offsetof(MicroKernelArgs, k4_steps)));
+    a_.test(kKCount, kKCount);
+    a_.jz(k_done);
+    a_.bind(k_loop);
+    vnni_ ? dot_step_vnni() : dot_step_exact();
+    for (int q = 0; q < row_cursors(); ++q) a_.add(kACursors[q], 4);
+    a_.add(kBCursor, kBStep);
+    a_.dec(kKCount);
+    a_.jnz(k_loop);
+    a_.bind(k_done);
+
+    // C = acc, or C += acc when args->accumulate (later K blocks).
+    a_.cmp(x86::qword_ptr(kArgs, offsetof(MicroKernelArgs, accumulate)), 0);
+    a_.je(store_only);
+    store_tile(true);
+    a_.jmp(next_panel);
+    a_.bind(store_only);
+    store_tile(false);
+
+    a_.bind(next_panel);
+    a_.add(kAPanel, x86::qword_ptr(kArgs, offsetof(MicroKernelArgs, a_panel_stride)));
+    for (int r = 0; r < s_.mr; ++r) a_.add(kC, kLdc);
+    a_.dec(kPanels);
+    a_.jnz(panel_loop);
+    epilogue();
+  }
+
+ private:
+  // General-purpose registers. kArgs stays live: the accumulate flag and the A panel
+  // stride are read from it. Up to four A row cursors cover mr <= 12 rows; the C row
+  // cursor of the store phase reuses the first A cursor (dead by then).
+  static constexpr x86::Gp kArgs = x86::rdi, kAPanel = x86::rax, kB = x86::rsi, kC = x86::rdx,
+                           kLda = x86::r8, kLda3 = x86::r9, kBStep = x86::r10,
+                           kLdc = x86::r11, kPanels = x86::r12, kKCount = x86::r13,
+                           kBCursor = x86::r15, kCRow = x86::r14;
+  static constexpr x86::Gp kACursors[4] = {x86::r14, x86::rbp, x86::rbx, x86::rcx};
+
+  int row_cursors() const { return (s_.mr + 2) / 3; }
+  x86::Mem row_operand(int r) const {
+    const x86::Gp cursor = kACursors[r / 3];
+    return r % 3 == 0 ? x86::dword_ptr(cursor) : x86::dword_ptr(cursor, kLda, r % 3 == 1 ? 0 : 1);
+  }
+
+  x86::Vec vec(int i) const { return zmm_ ? x86::Vec(x86::zmm(i)) : x86::Vec(x86::ymm(i)); }
+
+  void zero(const x86::Vec& v) {
+    if (zmm_) a_.vpxord(v, v, v);
+    else a_.vpxor(v, v, v);
+  }
+
+  void prologue() {
+    for (const x86::Gp& r : {x86::rbx, x86::rbp, x86::r12, x86::r13, x86::r14, x86::r15}) a_.push(r);
+    auto field = [&](std::size_t off) { return x86::qword_ptr(kArgs, static_cast<int32_t>(off)); };
+    a_.mov(kAPanel, field(offsetof(MicroKernelArgs, a)));
+    a_.mov(kB, field(offsetof(MicroKernelArgs, b)));
+    a_.mov(kC, field(offsetof(MicroKernelArgs, c)));
+    a_.mov(kLda, field(offsetof(MicroKernelArgs, lda)));
+    a_.lea(kLda3, x86::ptr(kLda, kLda, 1));  // 3 * lda: distance between row cursors
+    a_.mov(kBStep, field(offsetof(MicroKernelArgs, b_step)));
+    a_.mov(kLdc, field(offsetof(MicroKernelArgs, ldc_bytes)));
+    a_.mov(kPanels, field(offsetof(MicroKernelArgs, m_panels)));
+    if (tail_ != 0 && zmm_) {
+      a_.mov(kKCount.r32(), (1u << tail_) - 1);
+      a_.kmovw(x86::k1, kKCount.r32());
+    }
+    if (!vnni_) {  // 0x00ff in every 16-bit lane: all ones, shifted right by 8
+      const x86::Vec m = vec(map_.byte_mask());
+      if (zmm_) a_.vpternlogd(m, m, m, 0xff);
+      else a_.vpcmpeqd(m, m, m);
+      a_.vpsrlw(m, m, 8);
+    }
+  }
+
+  void epilogue() {
+    a_.vzeroupper();
+    for (const x86::Gp& r : {x86::r15, x86::r14, x86::r13, x86::r12, x86::rbp, x86::rbx}) a_.pop(r);
+    a_.ret();
+    if (tail_ != 0 && !zmm_) {
+      // vpmaskmovd mask table: 8 x -1 then 8 x 0; loading at (8 - tail) * 4 gives
+      // `tail` active lanes.
+      a_.align(AlignMode::kData, 32);
+      a_.bind(mask_table_);
+      for (int i = 0; i < 16; ++i) a_.embedInt32(i < 8 ? -1 : 0);
+    }
+  }
+
+  x86::Mem b_vector(int v) const {
+    return zmm_ ? x86::zmmword_ptr(kBCursor, v * vec_bytes_) : x86::ymmword_ptr(kBCursor, v * vec_bytes_);
+  }
+
+  void dot_step_vnni() {
+    for (int v = 0; v < map_.nv; ++v) load_vector(vec(map_.b(v)), b_vector(v));
+    const x86::Vec av = vec(map_.a());
+    for (int r = 0; r < s_.mr; ++r) {
+      a_.vpbroadcastd(av, row_operand(r));
+      for (int v = 0; v < map_.nv; ++v) {
+        // vpdpbusd: first source unsigned bytes (A), second signed bytes (B).
+        const x86::Vec acc = vec(map_.acc(r, v)), b = vec(map_.b(v));
+        if (s_.isa == Isa::avx_vnni) a_.vex().vpdpbusd(acc, av, b);  // AVX-VNNI encoding
+        else a_.evex().vpdpbusd(acc, av, b);
+      }
+    }
+  }
+
+  void dot_step_exact() {
+    for (int v = 0; v < map_.nv; ++v) {
+      const x86::Vec even = vec(map_.b(v)), odd = vec(map_.b_odd(v));
+      load_vector(odd, b_vector(v));
+      a_.vpsllw(even, odd, 8);
+      a_.vpsraw(even, even, 8);
+      a_.vpsraw(odd, odd, 8);
+    }
+    const x86::Vec ae = vec(map_.a_even()), ao = vec(map_.a_odd()), p = vec(map_.product());
+    const x86::Vec mask = vec(map_.byte_mask());
+    for (int r = 0; r < s_.mr; ++r) {
+      a_.vpbroadcastd(ao, row_operand(r));
+      if (zmm_) a_.vpandd(ae, ao, mask);
+      else a_.vpand(ae, ao, mask);
+      a_.vpsrlw(ao, ao, 8);
+      for (int v = 0; v < map_.nv; ++v) {
+        const x86::Vec acc = vec(map_.acc(r, v));
+        a_.vpmaddwd(p, ae, vec(map_.b(v)));
+        a_.vpaddd(acc, acc, p);
+        a_.vpmaddwd(p, ao, vec(map_.b_odd(v)));
+        a_.vpaddd(acc, acc, p);
+      }
+    }
+  }
+
+  void load_vector(const x86::Vec& dst, const x86::Mem& src) {
+    if (zmm_) a_.vmovdqu32(dst, src);
+    else a_.vmovdqu(dst, src);
+  }
+
+  // Writes the accumulators to C, row by row; the last vector of a row is masked when
+  // nr is not a multiple of the vector width. With `accumulate`, C is added first.
+  void store_tile(bool accumulate) {
+    const bool masked_tail = tail_ != 0;
+    // After the K loop the B and A registers are free: the AVX2 tail mask and the
+    // loaded C vector go in the first two of them.
+    const x86::Vec ymask = vec(map_.b(0)), tmp = vec(map_.b(0) + 1);
+    if (masked_tail && !zmm_) {
+      a_.vmovdqu(ymask, x86::ymmword_ptr(mask_table_, (8 - tail_) * 4));
+    }
+    a_.mov(kCRow, kC);
+    for (int r = 0; r < s_.mr; ++r) {
+      for (int v = 0; v < map_.nv; ++v) {
+        const x86::Vec acc = vec(map_.acc(r, v));
+        const bool last = v == map_.nv - 1 && masked_tail;
+        const x86::Mem dst = zmm_ ? x86::zmmword_ptr(kCRow, v * vec_bytes_)
+                                  : x86::ymmword_ptr(kCRow, v * vec_bytes_);
+        if (zmm_) {
+          if (accumulate) {
+            if (last) a_.k(x86::k1).vpaddd(acc, acc, dst);
+            else a_.vpaddd(acc, acc, dst);
+          }
+          if (last) a_.k(x86::k1).vmovdqu32(dst, acc);
+          else a_.vmovdqu32(dst, acc);
+        } else {
+          if (accumulate) {
+            if (last) {
+              a_.vpmaskmovd(tmp, ymask, dst);
+              a_.vpaddd(acc, acc, tmp);
+            } else {
+              a_.vpaddd(acc, acc, dst);
+            }
+          }
+          if (last) a_.vpmaskmovd(dst, ymask, acc);
+          else a_.vmovdqu(dst, acc);
+        }
+      }
+      if (r + 1 < s_.mr) a_.add(kCRow, kLdc);
+    }
+  }
+
+  x86::Assembler& a_;
+  KernelSpec s_;
+  bool zmm_, vnni_;
+  int vec_bytes_;
+  RegMap map_;
+  int tail_;
+  Label mask_table_ = a_.newLabel();
+};
+
+}  // namespace
+
+int int32_lanes(Isa isa) { return is_zmm(isa) ? 16 : 8; }
+
+bool registers_fit(const KernelSpec& s) {
+  if (s.mr < 1 || s.nr < 1 || s.mr > 12) return false;  // 12: four A row cursors
+  const RegMap map{vectors_for(s), s.mr};
+  return map.needed(is_vnni(s.isa)) <= vector_registers(s.isa);
+}
+
+std::string kernel_name(const KernelSpec& s) {
+  const char* isa = s.isa == Isa::avx512_vnni       ? "avx512vnni"
+                    : s.isa == Isa::avx512_vnni_ymm ? "avx512vnniymm"
+                    : s.isa == Isa::avx512          ? "avx512"
+                    : s.isa == Isa::avx_vnni        ? "avxvnni"
+                                                    : "avx2";
+  return "u8s8s32_mr" + std::to_string(s.mr) + "_nr" + std::to_string(s.nr) + "_" + isa;
+}
+
+void emit_micro_kernel(x86::Assembler& a, const KernelSpec& spec) {
+  if (spec.isa == Isa::portable) throw std::invalid_argument("emit_micro_kernel: portable path has no JIT kernel");
+  if (!registers_fit(spec)) {
+    throw std::invalid_argument("micro-kernel " + kernel_name(spec) +
+                                ": the tile needs more vector registers than the ISA has");
+  }
+  KernelEmitter(a, spec).emit();
+}
+
+}  // namespace quire::jit

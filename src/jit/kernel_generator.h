@@ -1,0 +1,32 @@
+// Emits u8 x s8 -> s32 micro-kernels with asmjit: one generator, parameterized by the
+// instruction set's vector width and dot-product style.
+#pragma once
+
+#include <asmjit/x86.h>
+
+#include <string>
+
+#include "quire/detail/IsaRecord.h"
+
+namespace quire::jit {
+
+struct KernelSpec {
+  detail::Isa isa;
+  int mr;  // rows of the register tile
+  int nr;  // columns of the register tile (the last vector is masked if nr % lanes != 0)
+};
+
+// Vector lanes (int32) of a path's registers: 16 for zmm paths, 8 for ymm paths.
+int int32_lanes(detail::Isa isa);
+
+// Whether the spec's tile fits the vector register file (see the register maps in
+// kernel_generator.cpp).
+bool registers_fit(const KernelSpec& spec);
+
+// Name that is the kernel's spec, e.g. "u8s8s32_mr6_nr64_avx512vnni".
+std::string kernel_name(const KernelSpec& spec);
+
+// Emits the kernel body: void kernel(const detail::MicroKernelArgs* args).
+void emit_micro_kernel(asmjit::x86::Assembler& a, const KernelSpec& spec);
+
+}  // namespace quire::jit

@@ -1,0 +1,79 @@
+#include <cstring>
+#include <sstream>
+
+#include "quire/detail/Check.h"
+#include "quire/detail/PackB.h"
+
+namespace quire::detail {
+namespace {
+
+// Source element (k, j) of group g: groups are stacked along K (NoTranspose, ld >= N) or
+// each group's N x K/G transpose is stored one after another (Transpose, ld >= K/G).
+int64_t source_index(const PackedBLayout& l, matrix_op_t trans, int32_t ld, int g, int k, int j) {
+  if (trans == matrix_op_t::NoTranspose) return (int64_t{g} * l.k_per_group + k) * ld + j;
+  return int64_t{g} * l.n * ld + int64_t{j} * ld + k;
+}
+
+// Byte offset of (k, j) of group g inside the packed buffer.
+int64_t packed_index(const PackedBLayout& l, int g, int k, int j) {
+  const int p = j / l.panel_width, jj = j % l.panel_width;
+  return g * l.group_bytes() + p * l.panel_bytes() + int64_t{k / 4} * l.panel_width * 4 +
+         jj * 4 + k % 4;
+}
+
+}  // namespace
+
+PackedBLayout make_b_layout(matrix_op_t trans, int32_t nRow, int32_t nCol, const void* smat,
+                            int32_t ld, int groups, int panel_width) {
+  const char* where = "PackBMatrix";
+  check_arg(trans == matrix_op_t::NoTranspose || trans == matrix_op_t::Transpose, where, "trans",
+            static_cast<int>(trans), "is not a matrix_op_t");
+  check_arg(nRow >= 1, where, "nRow", nRow, "must be >= 1");
+  check_arg(nCol >= 1, where, "nCol", nCol, "must be >= 1");
+  check_arg(groups >= 1, where, "groups", groups, "must be >= 1");
+  check_arg(nRow % groups == 0, where, "groups", groups, "must divide nRow (K)");
+  check_not_null(smat, where, "smat");
+  const int32_t k_per_group = nRow / groups;
+  const int64_t row_len = trans == matrix_op_t::NoTranspose ? nCol : k_per_group;
+  check_arg(ld >= row_len, where, "ld", ld,
+            trans == matrix_op_t::NoTranspose ? "must be >= nCol" : "must be >= nRow / groups");
+  check_product(nRow, nCol, where, "nRow x nCol");
+  PackedBLayout l{k_per_group, nCol, groups, panel_width, (k_per_group + 3) & ~3};
+  check_product(l.total_bytes() / panel_width, panel_width, where, "packed bytes");
+  return l;
+}
+
+void pack_b(const PackedBLayout& l, matrix_op_t trans, const int8_t* src, int32_t ld, int8_t* dst) {
+  std::memset(dst, 0, static_cast<size_t>(l.total_bytes()));  // padding rows and columns
+  for (int g = 0; g < l.groups; ++g)
+    for (int k = 0; k < l.k_per_group; ++k)
+      for (int j = 0; j < l.n; ++j) dst[packed_index(l, g, k, j)] = src[source_index(l, trans, ld, g, k, j)];
+}
+
+void unpack_b(const PackedBLayout& l, matrix_op_t trans, const int8_t* packed, int8_t* dst) {
+  const int32_t ld = trans == matrix_op_t::NoTranspose ? l.n : l.k_per_group;
+  for (int g = 0; g < l.groups; ++g)
+    for (int k = 0; k < l.k_per_group; ++k)
+      for (int j = 0; j < l.n; ++j) dst[source_index(l, trans, ld, g, k, j)] = packed[packed_index(l, g, k, j)];
+}
+
+std::string describe_packed_b(const PackedBLayout& l, const int8_t* packed, const std::string& name) {
+  std::ostringstream out;
+  out << name << ": packed B, layout v" << PackedBLayout::kVersion << ", " << l.groups
+      << " group(s) of K=" << l.k_per_group << " (padded " << l.padded_k << ") x N=" << l.n
+      << ", panels of " << l.panel_width << " columns\n";
+  for (int g = 0; g < l.groups; ++g) {
+    for (int p = 0; p < l.panels(); ++p) {
+      out << "group " << g << " panel " << p << ":\n";
+      for (int k = 0; k < l.padded_k; ++k) {
+        for (int jj = 0; jj < l.panel_width; ++jj)
+          out << static_cast<int>(packed[g * l.group_bytes() + p * l.panel_bytes() +
+                                         int64_t{k / 4} * l.panel_width * 4 + jj * 4 + k % 4])
+              << (jj + 1 < l.panel_width ? " " : "\n");
+      }
+    }
+  }
+  return out.str();
+}
+
+}  // namespace quire::detail

@@ -1,0 +1,82 @@
+// kQuantPortable: the scalar loops, for CPUs without AVX2 and as the reference every
+// vector table must match bit for bit.
+#include <cmath>
+#include <limits>
+
+#include "quant/portable_kernels.h"
+
+namespace quire::detail {
+namespace portable {
+
+void fused_quantize_dequantize(const float* src, float* dst, int64_t len,
+                               const QuantizeArgs& args, float scale, int32_t zero_point) {
+  for (int64_t i = 0; i < len; ++i) {
+    dst[i] = dequantize_one(quantize_one(src[i], args), scale, zero_point);
+  }
+}
+
+// `x < lo` is false for NaN, so NaN elements never replace a bound.
+void find_min_max(const float* src, int64_t len, float* min, float* max) {
+  float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+  for (int64_t i = 0; i < len; ++i) {
+    if (src[i] < lo) lo = src[i];
+    if (src[i] > hi) hi = src[i];
+  }
+  *min = lo;
+  *max = hi;
+}
+
+void rowwise_quantize(const float* in, int cols, int bit_rate, float bias, float inv_scale,
+                      uint8_t* out) {
+  const int per_byte = 8 / bit_rate;
+  const auto qmax = static_cast<float>((1 << bit_rate) - 1);
+  for (int j0 = 0; j0 < cols; j0 += per_byte) {
+    int byte = 0;
+    for (int k = 0; k < per_byte && j0 + k < cols; ++k) {
+      byte |= rowwise_quantize_one(in[j0 + k], bias, inv_scale, qmax) << (k * bit_rate);
+    }
+    out[j0 / per_byte] = static_cast<uint8_t>(byte);
+  }
+}
+
+void rowwise_dequantize(const uint8_t* in, int cols, int bit_rate, float scale, float bias,
+                        float* out) {
+  const int per_byte = 8 / bit_rate, mask = (1 << bit_rate) - 1;
+  for (int j = 0; j < cols; ++j) {
+    const int q = (in[j / per_byte] >> ((j % per_byte) * bit_rate)) & mask;
+    out[j] = static_cast<float>(q) * scale + bias;
+  }
+}
+
+void float_to_half(const float* src, float16* dst, int64_t len) {
+  for (int64_t i = 0; i < len; ++i) dst[i] = cpu_float2half_rn(src[i]);
+}
+
+void half_to_float(const float16* src, float* dst, int64_t len) {
+  for (int64_t i = 0; i < len; ++i) dst[i] = cpu_half2float(src[i]);
+}
+
+void float_to_bfloat16(const float* src, bfloat16* dst, int64_t len) {
+  for (int64_t i = 0; i < len; ++i) dst[i] = cpu_float2bfloat16(src[i]);
+}
+
+}  // namespace portable
+
+using namespace portable;
+
+constinit const QuantKernels kQuantPortable = {
+    quantize<uint8_t>, quantize<int8_t>, quantize<uint16_t>, quantize<int16_t>,
+    quantize<int32_t>,
+    quantize_channels<uint8_t>, quantize_channels<int8_t>, quantize_channels<int32_t>,
+    dequantize<uint8_t>, dequantize<int8_t>, dequantize<uint16_t>, dequantize<int16_t>,
+    dequantize<int32_t>,
+    fused_quantize_dequantize, find_min_max,
+    requantize<uint8_t>, requantize<int8_t>, requantize<uint16_t>, requantize<int16_t>,
+    requantize<int32_t>,
+    requantize_fixed<uint8_t>, requantize_fixed<int8_t>, requantize_fixed<uint16_t>,
+    requantize_fixed<int16_t>, requantize_fixed<int32_t>,
+    rowwise_quantize, rowwise_dequantize,
+    float_to_half, half_to_float, float_to_bfloat16,
+};
+
+}  // namespace quire::detail

@@ -1,0 +1,34 @@
+#include "quire/ref/Reference.h"
+
+namespace quire::ref {
+
+void matmul_u8s8s32(int M, int N, int K, const uint8_t* A, int lda, const int8_t* B, int ldb,
+                    int32_t* C, int ldc) {
+  for (int i = 0; i < M; ++i) {
+    for (int j = 0; j < N; ++j) {
+      int32_t sum = 0;
+      for (int k = 0; k < K; ++k) sum += int32_t{A[i * lda + k]} * int32_t{B[k * ldb + j]};
+      C[i * ldc + j] = sum;
+    }
+  }
+}
+
+void row_offsets_u8(int M, int K, const uint8_t* A, int lda, int32_t* row_offsets) {
+  for (int i = 0; i < M; ++i) {
+    int32_t sum = 0;
+    for (int k = 0; k < K; ++k) sum += A[i * lda + k];
+    row_offsets[i] = sum;
+  }
+}
+
+void col_offsets_with_zero_pt_s8(int K, int N, const int8_t* B, int ldb,
+                                 const int32_t* B_zero_point, int32_t* col_offsets,
+                                 int ncols_per_quant_group) {
+  for (int j = 0; j < N; ++j) {
+    int32_t sum = 0;
+    for (int k = 0; k < K; ++k) sum += B[k * ldb + j];
+    col_offsets[j] = sum - K * B_zero_point[j / ncols_per_quant_group];
+  }
+}
+
+}  // namespace quire::ref

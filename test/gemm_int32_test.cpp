@@ -1,0 +1,105 @@
+// The raw int32 product of every ISA path against the reference, bit for bit, over odd
+// shapes, groups, transposes and thread counts.
+#include <gtest/gtest.h>
+
+#include <tuple>
+#include <vector>
+
+#include "quire/quire.h"
+#include "quire/ref/Reference.h"
+#include "test_util.h"
+
+namespace quire::test {
+namespace {
+
+struct Case {
+  int M, N, K, groups;
+  matrix_op_t atrans, btrans;
+  int threads;
+};
+
+std::string describe(const Case& c, inst_set_t isa) {
+  return std::string(instSetName(isa)) + " M=" + std::to_string(c.M) + " N=" + std::to_string(c.N) +
+         " K=" + std::to_string(c.K) + " G=" + std::to_string(c.groups) +
+         " At=" + std::to_string(c.atrans == matrix_op_t::Transpose) +
+         " Bt=" + std::to_string(c.btrans == matrix_op_t::Transpose) +
+         " threads=" + std::to_string(c.threads);
+}
+
+// Runs C = A * B (int32 out) through quire and the reference, returns mismatch count.
+int run_case(const Case& c, uint32_t seed, int a_lo = 0, int a_hi = 255, int b_lo = -128,
+             int b_hi = 127) {
+  const int G = c.groups, Kg = c.K, Ktot = G * Kg, ldc = G * c.N;
+  std::vector<uint8_t> A = random_vector<uint8_t>(size_t(c.M) * Ktot, a_lo, a_hi, seed);
+  std::vector<int8_t> B = random_vector<int8_t>(size_t(Ktot) * c.N, b_lo, b_hi, seed + 1);
+  std::vector<int32_t> ref(size_t(c.M) * ldc);
+  for (int g = 0; g < G; ++g) {
+    ref::matmul_u8s8s32(c.M, c.N, Kg, A.data() + g * Kg, Ktot, B.data() + size_t(g) * Kg * c.N,
+                        c.N, ref.data() + g * c.N, ldc);
+  }
+  // Sources in the layouts the packers take.
+  std::vector<uint8_t> Asrc = A;
+  int lda = Ktot;
+  if (c.atrans == matrix_op_t::Transpose) {
+    ref::transpose(Ktot, c.M, A.data(), Ktot, Asrc.data(), c.M);
+    lda = c.M;
+  }
+  std::vector<int8_t> Bsrc = B;
+  int ldb = c.N;
+  if (c.btrans == matrix_op_t::Transpose) {
+    for (int g = 0; g < G; ++g)
+      ref::transpose(c.N, Kg, B.data() + size_t(g) * Kg * c.N, c.N, Bsrc.data() + size_t(g) * Kg * c.N, Kg);
+    ldb = Kg;
+  }
+  PackBMatrix<int8_t> packedB(c.btrans, Ktot, c.N, Bsrc.data(), ldb, nullptr, G);
+  std::vector<int32_t> C(size_t(c.M) * ldc, -7);
+  for (int t = 0; t < c.threads; ++t) {
+    PackAMatrix<uint8_t> packA(c.atrans, c.M, Ktot, Asrc.data(), lda, nullptr, G);
+    DoNothing<int32_t, int32_t> done;
+    memCopy<> copy(done);
+    fbgemmPacked(packA, packedB, C.data(), C.data(), ldc, copy, t, c.threads);
+  }
+  return compare_buffers(ref.data(), C.data(), c.M, ldc, ldc, 5);
+}
+
+class GemmInt32 : public ::testing::TestWithParam<IsaCase> {};
+
+TEST_P(GemmInt32, OddShapesAllGroupsTransposesThreads) {
+  if (!GetParam().supported) GTEST_SKIP() << instSetName(GetParam().isa) << " not on this CPU";
+  ScopedIsa isa(GetParam().isa);
+  const std::vector<int> sizes = {1, 2, 3, 5, 7, 13, 17, 31, 33, 64, 65};
+  uint32_t seed = 1;
+  for (int M : sizes)
+    for (int N : {1, 4, 15, 17, 48, 65})
+      for (int K : {1, 3, 4, 9, 36, 63, 129}) {
+        const Case c{M, N, K, 1 + (M + N + K) % 3, (M % 2) ? matrix_op_t::Transpose : matrix_op_t::NoTranspose,
+                     (K % 2) ? matrix_op_t::Transpose : matrix_op_t::NoTranspose, 1 + (N % 3)};
+        ASSERT_EQ(run_case(c, seed++), 0) << describe(c, GetParam().isa);
+      }
+}
+
+TEST_P(GemmInt32, KAcrossCacheBlocks) {
+  if (!GetParam().supported) GTEST_SKIP() << instSetName(GetParam().isa) << " not on this CPU";
+  ScopedIsa isa(GetParam().isa);
+  uint32_t seed = 100;
+  for (int K : {511, 512, 513, 1023, 1100})
+    for (int M : {1, 6, 127, 130}) {
+      const Case c{M, 70, K, 1, matrix_op_t::NoTranspose, matrix_op_t::NoTranspose, 2};
+      ASSERT_EQ(run_case(c, seed++), 0) << describe(c, GetParam().isa);
+    }
+}
+
+TEST_P(GemmInt32, ExtremeValuesAreExact) {
+  if (!GetParam().supported) GTEST_SKIP() << instSetName(GetParam().isa) << " not on this CPU";
+  ScopedIsa isa(GetParam().isa);
+  for (int b : {-128, 127}) {
+    const Case c{33, 65, 1023, 1, matrix_op_t::NoTranspose, matrix_op_t::NoTranspose, 3};
+    ASSERT_EQ(run_case(c, 7, 255, 255, b, b), 0) << describe(c, GetParam().isa) << " B=" << b;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllIsas, GemmInt32, ::testing::ValuesIn(all_isas()),
+                         [](const auto& info) { return std::string(instSetName(info.param.isa)); });
+
+}  // namespace
+}  // namespace quire::test
