@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# One command from a fresh Debian 12 machine to a result:
+#   bash cmake/bootstrap.sh bench [quire-bench options]   install, build Release, run quire-bench
+#   bash cmake/bootstrap.sh test                          install, build, run every test suite
+# Installs only the Debian packages that are missing (as root, or through sudo).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode=${1:-}
+case "$mode" in
+  bench | test) shift ;;
+  *) echo "usage: bash cmake/bootstrap.sh bench|test [args]" >&2; exit 2 ;;
+esac
+
+packages=(cmake ninja-build g++ pkg-config libasmjit-dev libcpuinfo-dev libgtest-dev
+          libbenchmark-dev libdnnl-dev libopenblas-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "installing: ${missing[*]}"
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+jobs=$(nproc)
+cmake --preset release >/dev/null
+cmake --build --preset release -j "$jobs"
+
+if [ "$mode" = bench ]; then
+  exec ./build/release/bench/quire-bench "$@"
+fi
+
+ctest --preset release -j 1
+# The same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+cmake --preset asan >/dev/null
+cmake --build --preset asan -j "$jobs"
+ctest --preset asan -j 1
