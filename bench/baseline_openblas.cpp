@@ -39,7 +39,8 @@ class OpenBlas final : public Baseline {
   std::string name() const override { return "OpenBLAS"; }
 
   std::string description() const override {
-    return std::string("OpenBLAS ") + openblas_get_config() + ", core " +
+    // The config string starts with "OpenBLAS <version>".
+    return std::string(openblas_get_config()) + ", core " +
            openblas_get_corename() + ", sgemm fp32, " + std::to_string(threads_) +
            " thread(s)";
   }

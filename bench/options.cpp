@@ -44,8 +44,9 @@ inst_set_t parse_isa(const std::string& name) {
 
 }  // namespace
 
-void print_usage(const char* argv0) {
-  std::printf(
+void print_usage(std::FILE* out, const char* argv0) {
+  std::fprintf(
+      out,
       "usage: %s [options]\n"
       "  --shapes SET       inference (default) | square | conv | all (inference + square)\n"
       "  --shape M,N,K      run this shape instead of a set (repeatable)\n"
@@ -71,7 +72,7 @@ std::optional<Options> parse_options(int argc, char** argv) {
       return argv[++i];
     };
     if (flag == "--help" || flag == "-h") {
-      print_usage(argv[0]);
+      print_usage(stdout, argv[0]);
       return std::nullopt;
     } else if (flag == "--shapes") {
       opt.shape_set = value();

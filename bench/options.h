@@ -1,6 +1,7 @@
 // quire-bench's command line.
 #pragma once
 
+#include <cstdio>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -33,6 +34,6 @@ struct UsageError : std::runtime_error {
 // Parses the command line. Returns nullopt when --help was asked (usage printed).
 std::optional<Options> parse_options(int argc, char** argv);
 
-void print_usage(const char* argv0);
+void print_usage(std::FILE* out, const char* argv0);
 
 }  // namespace quire::bench

@@ -23,12 +23,12 @@ std::optional<Peak> measure_peak(inst_set_t isa, int threads) {
     case inst_set_t::avx512:
     case inst_set_t::avx512_ymm:  // runs the avx512 path
       run = probe::maddubs_madd_add_zmm;
-      peak.method = "vpmaddubsw+vpmaddwd+vpaddd zmm, 16 chains";
+      peak.method = "vpmaddubsw+vpmaddwd+vpaddd zmm, 14 chains";
       peak.saturating = true;
       break;
     case inst_set_t::avx2:
       run = probe::maddubs_madd_add_ymm;
-      peak.method = "vpmaddubsw+vpmaddwd+vpaddd ymm, 8 chains";
+      peak.method = "vpmaddubsw+vpmaddwd+vpaddd ymm, 6 chains";
       peak.saturating = true;
       break;
     case inst_set_t::anyarch:

@@ -26,8 +26,10 @@ struct Peak {
 std::optional<Peak> measure_peak(inst_set_t isa, int threads);
 
 namespace probe {
-// Each runs `iterations` rounds of independent accumulator chains and returns the
-// number of u8*s8 multiply-accumulates done. Call only on a CPU with the instructions.
+// Each runs `iterations` (>= 1) rounds of independent accumulator chains and returns
+// the number of u8*s8 multiply-accumulates done. Call only on a CPU with the
+// instructions. Operand values are whatever the registers hold: timing does not
+// depend on them.
 int64_t vpdpbusd_zmm(int64_t iterations);           // peak_probe_avx512vnni.cpp
 int64_t vpdpbusd_vex_ymm(int64_t iterations);       // peak_probe_avxvnni.cpp
 int64_t maddubs_madd_add_zmm(int64_t iterations);   // peak_probe_avx512.cpp

@@ -1,19 +1,32 @@
-#include <immintrin.h>
-
+// Written in asm for the same reason as peak_probe_avx512vnni.cpp.
 #include "peak_probe.h"
-#include "peak_probe_loop.h"
 
 namespace quire::bench::probe {
 
-// As maddubs_madd_add_zmm on ymm; 8 chains leave registers for a, b, the ones and the
-// two products in flight (16 ymm registers in all).
+// As QUIRE_MADD_ZMM in peak_probe_avx512.cpp, on ymm.
+#define QUIRE_MADD_YMM(tmp, acc)                          \
+  "vpmaddubsw %%ymm1, %%ymm0, %%ymm" #tmp "\n\t"          \
+  "vpmaddwd %%ymm2, %%ymm" #tmp ", %%ymm" #tmp "\n\t"     \
+  "vpaddd %%ymm" #tmp ", %%ymm" #acc ", %%ymm" #acc "\n\t"
+
+// ymm0 / ymm1: operands, ymm2: int16 ones, ymm3..ymm8: temporaries, ymm9..ymm14:
+// 6 accumulators (all 16 ymm registers but one).
 int64_t maddubs_madd_add_ymm(int64_t iterations) {
-  const __m256i ones = _mm256_set1_epi16(1);
-  return run_chains<8>(iterations, _mm256_set1_epi8(3), _mm256_set1_epi8(-5),
-                       [ones](__m256i acc, __m256i a, __m256i b) {
-                         const __m256i pairs = _mm256_maddubs_epi16(a, b);
-                         return _mm256_add_epi32(acc, _mm256_madd_epi16(pairs, ones));
-                       });
+  int64_t left = iterations;
+  asm volatile(
+      "vpcmpeqw %%ymm2, %%ymm2, %%ymm2\n\t"
+      "vpsrlw $15, %%ymm2, %%ymm2\n\t"  // 1 in every int16 lane
+      "1:\n\t"
+      QUIRE_MADD_YMM(3, 9) QUIRE_MADD_YMM(4, 10) QUIRE_MADD_YMM(5, 11)
+      QUIRE_MADD_YMM(6, 12) QUIRE_MADD_YMM(7, 13) QUIRE_MADD_YMM(8, 14)
+      "dec %0\n\t"
+      "jnz 1b\n\t"
+      "vzeroupper\n\t"
+      : "+r"(left)
+      :
+      : "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
+        "xmm10", "xmm11", "xmm12", "xmm13", "xmm14");
+  return iterations * 6 * 32;  // 32 u8*s8 products per vpmaddubsw
 }
 
 }  // namespace quire::bench::probe

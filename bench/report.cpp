@@ -25,7 +25,7 @@ std::optional<double> gops_of(const std::optional<Measurement>& m) {
   return m ? std::optional<double>(m->gops) : std::nullopt;
 }
 
-const char* quire_label(OutputKind k) { return k == OutputKind::u8 ? "u8" : "i32"; }
+const char* quire_label(OutputKind k) { return k == OutputKind::u8 ? "u8" : "int32"; }
 
 }  // namespace
 
@@ -121,16 +121,15 @@ void print_header(std::FILE* out, const RunInfo& info) {
 
 TablePrinter::TablePrinter(std::FILE* out, const RunInfo& info) : out_(out), info_(info) {
   const bool u8 = info.output == OutputKind::u8;
-  std::fprintf(out_, "\n%-14s %9s %9s %9s %8s %6s %8s | %8s %8s | %8s %8s | %8s %9s  %s\n",
-               "M x N x K", "med us", "min us", "max us",
-               u8 ? "u8 GOPS" : "i32 GOPS", "%peak", u8 ? "i32 GOPS" : "",
-               "dnnl OPS", u8 ? "i32/dnnl" : "i32/dnnl", "blas FLO",
+  std::fprintf(out_, "\n%-14s %9s %9s %9s %8s %6s %8s | %9s %8s | %11s %8s | %9s %9s  %s\n",
+               "M x N x K", "med us", "min us", "max us", u8 ? "u8 GOPS" : "i32 GOPS",
+               "%peak", u8 ? "i32 GOPS" : "", "dnnl GOPS", "i32/dnnl", "blas GFLOPS",
                u8 ? "u8/blas" : "i32/blas", "packB us", "packB KiB", "check");
 }
 
 void TablePrinter::row(const ShapeResult& r) {
   const Timing& t = r.quire.timing;
-  std::fprintf(out_, "%-14s %9s %9s %9s %8s %6s %8s | %8s %8s | %8s %8s | %8s %9s  %s\n",
+  std::fprintf(out_, "%-14s %9s %9s %9s %8s %6s %8s | %9s %8s | %11s %8s | %9s %9s  %s\n",
                to_string(r.shape).c_str(), micros(t.median).c_str(), micros(t.min).c_str(),
                micros(t.max).c_str(), num(r.quire.gops, 1).c_str(),
                num(percent_of_peak(info_, r), 1).c_str(),
@@ -147,7 +146,7 @@ void TablePrinter::summary(const std::vector<ShapeResult>& results) {
   if (results.empty()) return;
   const bool u8 = info_.output == OutputKind::u8;
   const Summary s = summarize(info_, results);
-  std::fprintf(out_, "%-14s %9s %9s %9s %8s %6s %8s | %8s %8s | %8s %8s |\n", "geomean", "",
+  std::fprintf(out_, "%-14s %9s %9s %9s %8s %6s %8s | %9s %8s | %11s %8s |\n", "geomean", "",
                "", "", num(s.quire_gops, 1).c_str(), num(s.pct_peak, 1).c_str(),
                u8 ? num(s.quire_int32_gops, 1).c_str() : "", num(s.onednn_gops, 1).c_str(),
                num(s.ratio_onednn, 2).c_str(), num(s.openblas_gflops, 1).c_str(),

@@ -49,9 +49,9 @@ Timing time_calls(const std::function<void()>& call, double min_time, CacheFlush
   while (static_cast<int>(samples.size()) < kMinTimedCalls ||
          (flusher ? now_seconds() - wall_start : timed) < min_time) {
     if (flusher) flusher->flush();
-    const double t0 = now_seconds();
+    const auto t0 = std::chrono::steady_clock::now();
     call();
-    const double t = now_seconds() - t0;
+    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     samples.push_back(t);
     timed += t;
   }

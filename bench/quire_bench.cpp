@@ -1,0 +1,183 @@
+// quire-bench: what quire does on this CPU, next to the baselines available in the same
+// run (see /work/shared/BENCH.md for what is measured and why).
+#include <cpuinfo.h>
+
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <vector>
+
+#include "baseline.h"
+#include "gemm_data.h"
+#include "options.h"
+#include "peak_probe.h"
+#include "progress.h"
+#include "quire/Utils.h"
+#include "quire_gemm.h"
+#include "report.h"
+#include "thread_pool.h"
+#include "timing.h"
+
+namespace quire::bench {
+namespace {
+
+std::string cpu_name() {
+  if (!cpuinfo_initialize()) return "unknown (cpuinfo could not read this CPU)";
+  const cpuinfo_package* package = cpuinfo_get_package(0);
+  return package && package->name[0] ? package->name : "unknown";
+}
+
+std::vector<Shape> select_shapes(const Options& opt) {
+  if (!opt.shapes.empty()) return opt.shapes;
+  std::vector<Shape> shapes;
+  if (opt.shape_set == "inference" || opt.shape_set == "all") shapes = inference_shapes();
+  if (opt.shape_set == "square" || opt.shape_set == "all") {
+    for (const Shape& s : square_shapes()) shapes.push_back(s);
+  }
+  return shapes;
+}
+
+Measurement measure(const std::function<void()>& call, const Shape& s, const Options& opt,
+                    CacheFlusher* flusher) {
+  Measurement m;
+  m.timing = time_calls(call, opt.min_time, flusher);
+  m.gops = 2.0 * s.M * s.N * s.K / m.timing.median / 1e9;
+  return m;
+}
+
+int run(const Options& opt) {
+  const std::vector<Shape> shapes = select_shapes(opt);
+
+  RunInfo info;
+  info.cpu = cpu_name();
+  info.isa = instSetName(fbgemmInstructionSet());
+  info.isa_forced = opt.isa.has_value();
+  info.threads = opt.threads;
+  info.output = opt.output;
+  info.min_time = opt.min_time;
+  info.flush = opt.flush;
+  info.shape_set = opt.shapes.empty() ? opt.shape_set : "custom";
+  info.peak = measure_peak(fbgemmInstructionSet(), opt.threads);
+
+  std::unique_ptr<Baseline> onednn = make_onednn_baseline(opt.threads);
+  std::unique_ptr<Baseline> openblas = make_openblas_baseline(opt.threads);
+  if (onednn) info.onednn = onednn->description();
+  if (openblas) info.openblas = openblas->description();
+
+  // In CSV mode stdout carries only the CSV; the header goes to stderr.
+  print_header(opt.csv ? stderr : stdout, info);
+  std::optional<TablePrinter> table;
+  std::optional<CsvPrinter> csv;
+  if (opt.csv) {
+    csv.emplace(stdout, info);
+  } else {
+    table.emplace(stdout, info);
+  }
+
+  ThreadPool pool(opt.threads);
+  std::optional<CacheFlusher> flusher;
+  if (opt.flush) flusher.emplace();
+  CacheFlusher* flush = flusher ? &*flusher : nullptr;
+  Progress progress;
+  std::vector<ShapeResult> results;
+
+  const int total = static_cast<int>(shapes.size());
+  for (int i = 0; i < total; ++i) {
+    const Shape& shape = shapes[i];
+    const std::string name = to_string(shape);
+    progress.update(i + 1, total, name, "data");
+    const GemmData data(shape);
+    const ReferenceRows ref(data);
+
+    ShapeResult r;
+    r.shape = shape;
+    progress.update(i + 1, total, name, "pack B");
+    QuireGemm quire(data, pool);
+    r.pack_b_seconds = quire.pack_b_seconds();
+    r.packed_b_bytes = quire.packed_b_bytes();
+
+    if (opt.output == OutputKind::u8) {
+      progress.update(i + 1, total, name, "quire u8");
+      r.quire = measure([&] { quire.call_u8(); }, shape, opt, flush);
+      r.quire.mismatches = quire.check_u8(ref);
+      progress.update(i + 1, total, name, "quire int32");
+      r.quire_int32 = measure([&] { quire.call_int32(); }, shape, opt, flush);
+      r.quire_int32->mismatches = quire.check_int32(ref);
+    } else {
+      progress.update(i + 1, total, name, "quire int32");
+      r.quire = measure([&] { quire.call_int32(); }, shape, opt, flush);
+      r.quire.mismatches = quire.check_int32(ref);
+    }
+
+    if (onednn) {
+      progress.update(i + 1, total, name, "oneDNN");
+      std::unique_ptr<BaselineGemm> gemm = onednn->prepare(data);
+      r.onednn = measure([&] { gemm->call(); }, shape, opt, flush);
+      r.onednn->mismatches = gemm->check(ref);
+      r.onednn_detail = gemm->detail();
+      r.onednn_weights_bytes = gemm->packed_weights_bytes();
+    }
+    if (openblas) {
+      progress.update(i + 1, total, name, "OpenBLAS");
+      std::unique_ptr<BaselineGemm> gemm = openblas->prepare(data);
+      r.openblas = measure([&] { gemm->call(); }, shape, opt, flush);
+      r.openblas->mismatches = gemm->check(ref);
+    }
+
+    progress.clear();
+    if (table) table->row(r);
+    if (csv) csv->row(r);
+    results.push_back(std::move(r));
+  }
+
+  if (table) table->summary(results);
+  if (!opt.json_path.empty()) write_json(opt.json_path, info, results);
+  return summarize(info, results).failed_checks ? 1 : 0;
+}
+
+}  // namespace
+}  // namespace quire::bench
+
+int main(int argc, char** argv) {
+  using namespace quire::bench;
+  std::optional<Options> opt;
+  try {
+    opt = parse_options(argc, argv);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "quire-bench: %s\n\n", e.what());
+    print_usage(stderr, argv[0]);
+    return 2;
+  }
+  if (!opt) return 0;
+
+  if (opt->shapes.empty() && opt->shape_set == "conv") {
+    std::fprintf(stderr,
+                 "quire-bench: the conv shape set is not implemented yet: the convolution "
+                 "bench arrives with the convolution issue\n");
+    return 1;
+  }
+  if (opt->shapes.empty() && opt->shape_set == "all") {
+    std::fprintf(stderr,
+                 "quire-bench: --shapes all runs inference + square; the conv set arrives "
+                 "with the convolution issue\n");
+  }
+
+  if (opt->isa) {
+    try {
+      quire::fbgemmForceIsa(*opt->isa);
+    } catch (const std::invalid_argument& e) {
+      std::fprintf(stderr, "quire-bench: --isa %s: %s\n", quire::instSetName(*opt->isa),
+                   e.what());
+      return 2;
+    }
+  }
+
+  try {
+    return run(*opt);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "quire-bench: error: %s\n", e.what());
+    return 1;
+  }
+}
