@@ -3,7 +3,7 @@
 //
 //   ic over M in MCB blocks           (this thread's rows)
 //     g over groups
-//       pc over K in KCB blocks       pack A(ic, g, pc) into an L2-resident buffer
+//       pc over K in KCB blocks       pack A(ic, g, pc) (or read it in place) + row sums
 //         jc over N in NCB blocks     (this thread's columns)
 //           jr over NR, ir over MR    compute_block -> micro-kernel
 //           last pc: outProcess.f on the MCB x NCB tile, hot in cache
@@ -16,6 +16,7 @@
 #include "quire/PackMatrix.h"
 #include "quire/detail/Blocking.h"
 #include "quire/detail/Driver.h"
+#include "quire/detail/PackA.h"
 
 namespace quire {
 namespace detail {
@@ -67,13 +68,13 @@ void fbgemmPacked(PackMatrix<packingAMatrix, uint8_t, typename packingAMatrix::a
     for (int g = 0; g < s.groups; ++g) {
       for (int32_t k0 = 0; k0 < s.K; k0 += bf.KCB) {
         const int kc = std::min(bf.KCB, s.K - k0);
-        A.pack(block_type_t{ic, mc, g * s.K + k0, kc});
+        const detail::ABlockView a_block = A.pack(block_type_t{ic, mc, g * s.K + k0, kc});
         const bool last_k_block = k0 + kc == s.K;
         for (int32_t jc = tile.n0; jc < tile.n1; jc += bf.NCB) {
           const int nc = std::min(bf.NCB, tile.n1 - jc);
           const int32_t col = g * s.N + jc;
           int32_t* c_tile = C_buffer + ic * ld + col;
-          detail::compute_block(kernels, A.getBuf(), A.packedLd(), mc, B.layout(), B.panel(g, 0),
+          detail::compute_block(kernels, a_block.data, a_block.ld, mc, B.layout(), B.panel(g, 0),
                                 k0, kc, jc, nc, c_tile, ld, k0 > 0);
           if (last_k_block) {
             detail::run_output(outProcess, isa.inst_set, C, c_tile, block_type_t{ic, mc, col, nc},

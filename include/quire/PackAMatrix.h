@@ -37,9 +37,11 @@ class PackAFromMatrix : public PackMatrix<PT, T, accT> {
   // Bytes between rows of the packed block (KCB, a multiple of 4).
   int64_t packedLd() const { return this->params_.KCB; }
 
-  // Packs one block (columns within one group) for the driver; see detail::pack_a_block.
-  void pack(const block_type_t& block) {
-    detail::pack_a_block(source_, block, this->buf_, packedLd(), WITH_ROW_OFFSETS ? row_offset_ : nullptr);
+  // Prepares one block (columns within one group) for the driver and says where the
+  // kernel reads it; see detail::pack_a_block.
+  detail::ABlockView pack(const block_type_t& block) {
+    return detail::pack_a_block(source_, block, this->buf_, packedLd(),
+                                WITH_ROW_OFFSETS ? row_offset_ : nullptr);
   }
 
   ~PackAFromMatrix() {

@@ -16,21 +16,22 @@ void pack_a_avx2(const uint8_t* src, int64_t ld, bool transposed, int rows, int 
   const __m256i zero = _mm256_setzero_si256();
   for (int r = 0; r < rows; ++r) {
     const uint8_t* s = src + r * ld;
-    uint8_t* d = dst + r * ld_dst;
+    uint8_t* d = dst == nullptr ? nullptr : dst + r * ld_dst;  // null: sums only
     __m256i sums = zero;
     int c = 0;
     for (; c + 32 <= cols; c += 32) {
       const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + c));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + c), v);
+      if (d != nullptr) _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + c), v);
       sums = _mm256_add_epi64(sums, _mm256_sad_epu8(v, zero));
     }
     const __m128i folded = _mm_add_epi64(_mm256_castsi256_si128(sums), _mm256_extracti128_si256(sums, 1));
     int32_t sum = static_cast<int32_t>(_mm_cvtsi128_si64(folded) + _mm_extract_epi64(folded, 1));
     for (; c < cols; ++c) {
-      d[c] = s[c];
+      if (d != nullptr) d[c] = s[c];
       sum += s[c];
     }
-    for (; c < padded; ++c) d[c] = 0;
+    if (d != nullptr)
+      for (; c < padded; ++c) d[c] = 0;
     if (row_sums != nullptr) row_sums[r] = accumulate_sums ? row_sums[r] + sum : sum;
   }
 }

@@ -18,15 +18,18 @@ void check_a_source(const ASource& a, const char* where) {
   check_product(a.rows, a.cols, where, "nRow x nCol");
 }
 
-void pack_a_block(const ASource& a, const block_type_t& block, uint8_t* dst, int64_t ld_dst,
-                  int32_t* row_sums) {
+ABlockView pack_a_block(const ASource& a, const block_type_t& block, uint8_t* dst,
+                        int64_t ld_dst, int32_t* row_sums) {
   const int64_t offset = a.transposed
                              ? int64_t{block.col_start} * a.ld + block.row_start
                              : int64_t{block.row_start} * a.ld + block.col_start;
   const int k_per_group = a.cols / a.groups;
   const bool first_k_block = block.col_start % k_per_group == 0;
-  active_isa().pack_a(a.data + offset, a.ld, a.transposed, block.row_size, block.col_size, dst,
-                      ld_dst, row_sums, !first_k_block);
+  const bool in_place = !a.transposed && block.col_size % 4 == 0;
+  if (in_place && row_sums == nullptr) return ABlockView{a.data + offset, a.ld};
+  active_isa().pack_a(a.data + offset, a.ld, a.transposed, block.row_size, block.col_size,
+                      in_place ? nullptr : dst, ld_dst, row_sums, !first_k_block);
+  return in_place ? ABlockView{a.data + offset, a.ld} : ABlockView{dst, ld_dst};
 }
 
 }  // namespace quire::detail

@@ -12,14 +12,13 @@ void pack_a_portable(const uint8_t* src, int64_t ld, bool transposed, int rows, 
   if (!transposed) {
     for (int r = 0; r < rows; ++r) {
       const uint8_t* s = src + r * ld;
-      uint8_t* d = dst + r * ld_dst;
       int32_t sum = 0;
-      for (int c = 0; c < cols; ++c) {
-        d[c] = s[c];
-        sum += s[c];
-      }
-      for (int c = cols; c < padded; ++c) d[c] = 0;
+      for (int c = 0; c < cols; ++c) sum += s[c];
       if (row_sums != nullptr) row_sums[r] += sum;
+      if (dst == nullptr) continue;  // in-place block: sums only
+      uint8_t* d = dst + r * ld_dst;
+      for (int c = 0; c < cols; ++c) d[c] = s[c];
+      for (int c = cols; c < padded; ++c) d[c] = 0;
     }
     return;
   }

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstring>
 #include <sstream>
 
@@ -44,10 +45,29 @@ PackedBLayout make_b_layout(matrix_op_t trans, int32_t nRow, int32_t nCol, const
 }
 
 void pack_b(const PackedBLayout& l, matrix_op_t trans, const int8_t* src, int32_t ld, int8_t* dst) {
-  std::memset(dst, 0, static_cast<size_t>(l.total_bytes()));  // padding rows and columns
-  for (int g = 0; g < l.groups; ++g)
-    for (int k = 0; k < l.k_per_group; ++k)
-      for (int j = 0; j < l.n; ++j) dst[packed_index(l, g, k, j)] = src[source_index(l, trans, ld, g, k, j)];
+  // Walks the packed buffer in order (sequential writes); padding lanes get zeros.
+  const int width = l.panel_width;
+  int8_t* out = dst;
+  for (int g = 0; g < l.groups; ++g) {
+    for (int p = 0; p < l.panels(); ++p) {
+      const int j0 = p * width, cols = std::min(width, l.n - j0);
+      for (int k = 0; k < l.padded_k; k += 4, out += 4 * width) {
+        const int depth = std::min(4, l.k_per_group - k);
+        std::memset(out, 0, static_cast<size_t>(4 * width));
+        if (trans == matrix_op_t::NoTranspose) {
+          for (int q = 0; q < depth; ++q) {
+            const int8_t* row = src + source_index(l, trans, ld, g, k + q, j0);
+            for (int j = 0; j < cols; ++j) out[4 * j + q] = row[j];
+          }
+        } else {
+          for (int j = 0; j < cols; ++j) {
+            const int8_t* col = src + source_index(l, trans, ld, g, k, j0 + j);
+            for (int q = 0; q < depth; ++q) out[4 * j + q] = col[q];
+          }
+        }
+      }
+    }
+  }
 }
 
 void unpack_b(const PackedBLayout& l, matrix_op_t trans, const int8_t* packed, int8_t* dst) {

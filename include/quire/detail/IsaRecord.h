@@ -35,6 +35,7 @@ using MicroKernelFn = void (*)(const MicroKernelArgs*);
 // apart), each row zero-padded to a multiple of 4 columns. Element (r, c) of the block is
 // src[r * ld + c], or src[c * ld + r] when transposed. If row_sums is non-null, the sum
 // of each row over the block's columns is written to it (added when accumulate_sums).
+// With dst null only the row sums are computed (A not transposed).
 using PackAFn = void (*)(const uint8_t* src, int64_t ld, bool transposed, int rows, int cols,
                          uint8_t* dst, int64_t ld_dst, int32_t* row_sums, bool accumulate_sums);
 

@@ -20,12 +20,22 @@ struct ASource {
 // Checks the arguments shared by every A packer; throws std::invalid_argument.
 void check_a_source(const ASource& a, const char* where);
 
-// Packs block (columns inside one group) row-major into dst with rows ld_dst bytes
-// apart, zero-padding each row to a multiple of 4 columns, with the active path's packer.
-// row_sums (nullable) gets the block's row sums: written when the block starts its
-// group's K range, added otherwise, so after the last K block it holds sum_k A[i][k].
-void pack_a_block(const ASource& a, const block_type_t& block, uint8_t* dst, int64_t ld_dst,
-                  int32_t* row_sums);
+// An A block as the micro-kernel reads it: row-major bytes, rows ld bytes apart, each row
+// readable up to the block's column count rounded up to 4.
+struct ABlockView {
+  const uint8_t* data;
+  int64_t ld;
+};
+
+// Prepares block (columns inside one group) for the kernel with the active path's
+// packer. When A is not transposed and the block's width is a multiple of 4, the kernel
+// reads the source in place and only the row sums are computed (one read-only pass);
+// otherwise the block is copied row-major into dst (rows ld_dst bytes apart, zero-padded
+// to a multiple of 4 columns). row_sums (nullable) gets the block's row sums: written
+// when the block starts its group's K range, added otherwise, so after the last K block
+// it holds sum_k A[i][k] over the group.
+ABlockView pack_a_block(const ASource& a, const block_type_t& block, uint8_t* dst,
+                        int64_t ld_dst, int32_t* row_sums);
 
 // Bytes of a packed A block buffer for the given blocking: MCB rows of KCB bytes.
 inline int64_t packed_a_bytes(const BlockingFactors& p) { return int64_t{p.MCB} * p.KCB; }
