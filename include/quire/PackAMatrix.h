@@ -40,6 +40,8 @@ class PackAFromMatrix : public PackMatrix<PT, T, accT> {
   // Prepares one block (columns within one group) for the driver and says where the
   // kernel reads it; see detail::pack_a_block.
   detail::ABlockView pack(const block_type_t& block) {
+    // The copy buffer is only needed for blocks the kernel cannot read in place.
+    if (!detail::a_block_in_place(source_, block)) this->allocate_if_needed(detail::packed_a_bytes(this->params_));
     return detail::pack_a_block(source_, block, this->buf_, packedLd(),
                                 WITH_ROW_OFFSETS ? row_offset_ : nullptr);
   }
@@ -59,7 +61,6 @@ class PackAFromMatrix : public PackMatrix<PT, T, accT> {
     detail::check_a_source(source_, where);
     this->brow_ = this->params_.MCB;
     this->bcol_ = this->params_.KCB;
-    this->allocate_if_needed(detail::packed_a_bytes(this->params_));
     if (WITH_ROW_OFFSETS) {
       row_offset_ = row_offset;
       if (row_offset_ == nullptr) {

@@ -25,7 +25,7 @@ ABlockView pack_a_block(const ASource& a, const block_type_t& block, uint8_t* ds
                              : int64_t{block.row_start} * a.ld + block.col_start;
   const int k_per_group = a.cols / a.groups;
   const bool first_k_block = block.col_start % k_per_group == 0;
-  const bool in_place = !a.transposed && block.col_size % 4 == 0;
+  const bool in_place = a_block_in_place(a, block);
   if (in_place && row_sums == nullptr) return ABlockView{a.data + offset, a.ld};
   active_isa().pack_a(a.data + offset, a.ld, a.transposed, block.row_size, block.col_size,
                       in_place ? nullptr : dst, ld_dst, row_sums, !first_k_block);

@@ -2,7 +2,6 @@
 // partition, and the kernel loops over one packed A block x one column block.
 #pragma once
 
-#include <array>
 #include <cstdint>
 
 #include "quire/Types.h"
@@ -34,22 +33,31 @@ GemmShape check_gemm(int32_t a_rows, int32_t a_cols, int a_groups, const PackedB
                      const BlockingFactors* blocking_params);
 
 // The kernels one fbgemmPacked call uses, resolved through the code cache once per
-// (mr, nr) and then reused without locking.
+// (mr, nr) and then reused without locking. A call uses at most a handful of tile
+// shapes (full tiles, a row tail, a column tail), so a short list beats a table.
 class KernelSet {
  public:
   KernelSet(const IsaRecord& isa, int mr, int nr) : isa_(isa), mr_(mr), nr_(nr) {}
   MicroKernelFn get(int mr, int nr) {
-    MicroKernelFn& slot = table_[mr][nr];
-    if (slot == nullptr) slot = isa_.kernel(mr, nr);
-    return slot;
+    for (int i = 0; i < used_; ++i)
+      if (entries_[i].mr == mr && entries_[i].nr == nr) return entries_[i].fn;
+    MicroKernelFn fn = isa_.kernel(mr, nr);
+    if (used_ < kSlots) entries_[used_++] = Entry{mr, nr, fn};
+    return fn;
   }
   int mr() const { return mr_; }
   int nr() const { return nr_; }
 
  private:
+  struct Entry {
+    int mr, nr;
+    MicroKernelFn fn;
+  };
+  static constexpr int kSlots = 8;
   const IsaRecord& isa_;
   int mr_, nr_;
-  std::array<std::array<MicroKernelFn, 65>, 13> table_{};
+  int used_ = 0;
+  Entry entries_[kSlots];
 };
 
 // C[0..mc) x [0..nc) (int32, ldc elements apart) = (or +=, when accumulate) the packed A

@@ -18,7 +18,6 @@
 #pragma once
 
 #include <climits>
-#include <cmath>
 #include <cstdint>
 
 namespace quire::detail {
@@ -110,14 +109,21 @@ inline int32_t corrected_raw(const ZeroPointCorrection& zp, int32_t in, int r, i
   return static_cast<int32_t>(raw);
 }
 
-// clamp(nearbyint(x) + zero_point, lo, 255). x is first clamped to [-1024, 1024] so the
-// conversion stays defined (the result is unchanged because zero_point is in [0, 255]);
-// the comparisons are ordered like vminps/vmaxps, so even a NaN maps the same way.
+// clamp(nearbyint(x) + zero_point, lo, 255), computed as
+//   nearbyint(clamp(x, lo - zero_point, 255 - zero_point)) + zero_point,
+// the same value (the bounds are integers and rounding is monotonic) with the conversion
+// defined for every x. The comparisons are ordered like vminps / vmaxps, so even a NaN
+// maps the same way in the vector routines. nearbyint of |x| <= 255 is done by adding
+// and subtracting 1.5 * 2^23: the sum lies in [2^23, 2^24), where floats are the
+// integers, so the addition rounds x half to even (the default rounding mode, as
+// vcvtps2dq) and the subtraction is exact.
 inline uint8_t round_to_u8(float x, int32_t zero_point, int32_t lo) {
-  x = x < 1024.0f ? x : 1024.0f;
-  x = x > -1024.0f ? x : -1024.0f;
-  const int32_t v = static_cast<int32_t>(std::nearbyint(x)) + zero_point;
-  return static_cast<uint8_t>(v < lo ? lo : (v > 255 ? 255 : v));
+  const float hi_x = static_cast<float>(255 - zero_point);
+  const float lo_x = static_cast<float>(lo - zero_point);
+  x = x < hi_x ? x : hi_x;
+  x = x > lo_x ? x : lo_x;
+  constexpr float kRound = 12582912.0f;  // 1.5 * 2^23
+  return static_cast<uint8_t>(static_cast<int32_t>((x + kRound) - kRound) + zero_point);
 }
 
 // std::max(0.0f, x), which is also what vmaxps(x, 0) gives (-0.0f and NaN become +0.0f).

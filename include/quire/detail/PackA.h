@@ -34,6 +34,10 @@ struct ABlockView {
 // to a multiple of 4 columns). row_sums (nullable) gets the block's row sums: written
 // when the block starts its group's K range, added otherwise, so after the last K block
 // it holds sum_k A[i][k] over the group.
+inline bool a_block_in_place(const ASource& a, const block_type_t& block) {
+  return !a.transposed && block.col_size % 4 == 0;
+}
+
 ABlockView pack_a_block(const ASource& a, const block_type_t& block, uint8_t* dst,
                         int64_t ld_dst, int32_t* row_sums);
 

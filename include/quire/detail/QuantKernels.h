@@ -34,6 +34,15 @@ struct QuantizeArgs {
   float qmax_f;
   bool legacy;
 };
+// qmin must be exactly representable in float (every precision's qmin is).
+inline QuantizeArgs make_quantize_args(float inv_scale, int32_t zero_point, int32_t qmin,
+                                       int32_t qmax, bool legacy) {
+  float qmax_f = static_cast<float>(qmax);
+  if (static_cast<double>(qmax_f) > qmax) qmax_f = std::nextafter(qmax_f, -INFINITY);
+  return {inv_scale, static_cast<float>(zero_point), qmin, qmax, static_cast<float>(qmin),
+          qmax_f, legacy};
+}
+
 template <class T>
 using QuantizeFn = void (*)(const float* src, T* dst, int64_t len, const QuantizeArgs& args);
 
@@ -57,9 +66,9 @@ using FusedQuantizeDequantizeFn = void (*)(const float* src, float* dst, int64_t
                                            const QuantizeArgs& args, float scale,
                                            int32_t zero_point);
 
-// The smallest and largest non-NaN element in IEEE order (-0 and +0 compare equal, so
-// the sign of a zero result is either). With no non-NaN element: *min = +inf and
-// *max = -inf.
+// The smallest and largest non-NaN element in IEEE order; a zero result is +0 (-0 and
+// +0 compare equal, so which one a search meets first would depend on its order). With
+// no non-NaN element: *min = +inf and *max = -inf.
 using MinMaxFn = void (*)(const float* src, int64_t len, float* min, float* max);
 
 // int32 -> integer with a float multiplier:
