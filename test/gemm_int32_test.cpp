@@ -70,7 +70,7 @@ TEST_P(GemmInt32, OddShapesAllGroupsTransposesThreads) {
   const std::vector<int> sizes = {1, 2, 3, 5, 7, 13, 17, 31, 33, 64, 65};
   uint32_t seed = 1;
   for (int M : sizes)
-    for (int N : {1, 4, 15, 17, 48, 65})
+    for (int N : {1, 3, 4, 7, 8, 15, 17, 48, 65})
       for (int K : {1, 3, 4, 9, 36, 63, 129}) {
         const Case c{M, N, K, 1 + (M + N + K) % 3, (M % 2) ? matrix_op_t::Transpose : matrix_op_t::NoTranspose,
                      (K % 2) ? matrix_op_t::Transpose : matrix_op_t::NoTranspose, 1 + (N % 3)};

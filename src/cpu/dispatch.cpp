@@ -21,6 +21,11 @@ MicroKernelFn jit_kernel(int mr, int nr) {
   return jit::kernel(I, mr, nr);
 }
 
+template <Isa I>
+MicroKernelFn jit_narrow_kernel(int mr, int nr) {
+  return jit::narrow_kernel(I, mr, nr);
+}
+
 MicroKernelFn portable_kernel(int, int) { return &driver::portable_micro_kernel; }
 
 // Register arithmetic of the default tiles (vector registers: 16 ymm or 32 zmm):
@@ -33,18 +38,20 @@ MicroKernelFn portable_kernel(int, int) { return &driver::portable_micro_kernel;
 // MCB x KCB (the packed A block) stays in L2; a KCB x NR B panel stays in L1.
 const IsaRecord kRecords[] = {
     {Isa::portable, inst_set_t::anyarch, "anyarch", 16, 0, 64, {4, 16, 16, 4, 64, 256, 256},
-     &portable_kernel, &pack::pack_a_portable, &kEpiloguePortable, &kQuantPortable},
+     &portable_kernel, nullptr, 0, &pack::pack_a_portable, &kEpiloguePortable, &kQuantPortable},
     {Isa::avx2, inst_set_t::avx2, "avx2", 8, 16, 8, {4, 16, 8, 4, 120, 512, 512},
-     &jit_kernel<Isa::avx2>, &pack::pack_a_avx2, &kEpilogueAvx2, &kQuantAvx2},
+     &jit_kernel<Isa::avx2>, nullptr, 0, &pack::pack_a_avx2, &kEpilogueAvx2, &kQuantAvx2},
     {Isa::avx_vnni, inst_set_t::avx_vnni, "avx_vnni", 8, 16, 13, {6, 16, 8, 4, 120, 512, 512},
-     &jit_kernel<Isa::avx_vnni>, &pack::pack_a_avx2, &kEpilogueAvx2, &kQuantAvx2},
+     &jit_kernel<Isa::avx_vnni>, nullptr, 0, &pack::pack_a_avx2, &kEpilogueAvx2, &kQuantAvx2},
     {Isa::avx512, inst_set_t::avx512, "avx512", 16, 32, 18, {6, 48, 16, 4, 120, 512, 480},
-     &jit_kernel<Isa::avx512>, &pack::pack_a_avx512, &kEpilogueAvx512, &kQuantAvx512},
+     &jit_kernel<Isa::avx512>, &jit_narrow_kernel<Isa::avx512>, 12, &pack::pack_a_avx512, &kEpilogueAvx512, &kQuantAvx512},
     {Isa::avx512_vnni_ymm, inst_set_t::avx512_vnni_ymm, "avx512_vnni_ymm", 8, 16, 13,
-     {6, 16, 8, 4, 120, 512, 512}, &jit_kernel<Isa::avx512_vnni_ymm>, &pack::pack_a_avx512,
+     {6, 16, 8, 4, 120, 512, 512}, &jit_kernel<Isa::avx512_vnni_ymm>, nullptr, 0,
+     &pack::pack_a_avx512,
      &kEpilogueAvx512, &kQuantAvx512},
     {Isa::avx512_vnni, inst_set_t::avx512_vnni, "avx512_vnni", 16, 32, 27,
-     {6, 64, 16, 4, 120, 512, 512}, &jit_kernel<Isa::avx512_vnni>, &pack::pack_a_avx512,
+     {6, 64, 16, 4, 120, 512, 512}, &jit_kernel<Isa::avx512_vnni>,
+     &jit_narrow_kernel<Isa::avx512_vnni>, 12, &pack::pack_a_avx512,
      &kEpilogueAvx512, &kQuantAvx512},
 };
 

@@ -15,6 +15,24 @@ void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
   args.b_step = int64_t{width} * 4;
   args.ldc_bytes = ldc * static_cast<int64_t>(sizeof(int32_t));
   args.accumulate = accumulate;
+  // A narrow output (3..8 columns, the whole group) runs the kernels that pack several
+  // rows per vector, over tiles of `tile` rows.
+  if (const int tile = kernels.narrow_rows(nc); tile > 0 && n0 == 0 && nc == b.n) {
+    args.b = b_group + int64_t{k0} * width;
+    args.nr = nc;
+    for (int row = 0; row < mc;) {
+      const int rows = mc - row >= tile ? tile : mc - row;
+      const int panels = mc - row >= tile ? (mc - row) / tile : 1;
+      args.a = a + row * lda;
+      args.c = c + int64_t{row} * ldc;
+      args.a_panel_stride = rows * lda;
+      args.m_panels = panels;
+      args.mr = rows;
+      kernels.get(rows, nc, true)(&args);
+      row += rows * panels;
+    }
+    return;
+  }
   // jr: column slices of at most the kernel's NR that never straddle a B panel.
   for (int col = n0; col < n0 + nc;) {
     const int panel = col / width, offset = col % width;

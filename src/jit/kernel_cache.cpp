@@ -52,7 +52,8 @@ MicroKernelFn generate(const KernelSpec& spec) {
     code.setLogger(&logger);
   }
   asmjit::x86::Assembler assembler(&code);
-  emit_micro_kernel(assembler, spec);
+  if (spec.narrow) emit_narrow_kernel(assembler, spec);
+  else emit_micro_kernel(assembler, spec);
   MicroKernelFn fn = nullptr;
   if (asmjit::Error err = runtime().add(&fn, &code)) {
     throw std::runtime_error("asmjit failed to generate " + kernel_name(spec) + ": " +
@@ -74,16 +75,11 @@ bool registers_fit(Isa isa, int mr, int nr) {
   return registers_fit(KernelSpec{isa, mr, nr});
 }
 
-MicroKernelFn kernel(Isa isa, int mr, int nr) {
-  const KernelSpec spec{isa, mr, nr};
-  if (!registers_fit(spec)) {
-    throw std::invalid_argument("micro-kernel " + kernel_name(spec) +
-                                ": the tile does not fit the vector registers");
-  }
+static MicroKernelFn cached(const KernelSpec& spec) {
   static std::mutex mutex;
   static std::unordered_map<uint64_t, std::unique_ptr<CacheEntry>> cache;
-  const uint64_t key = (uint64_t{static_cast<uint8_t>(isa)} << 32) |
-                       (uint64_t(static_cast<uint16_t>(mr)) << 16) | static_cast<uint16_t>(nr);
+  const uint64_t key = (uint64_t{spec.narrow} << 40) | (uint64_t{static_cast<uint8_t>(spec.isa)} << 32) |
+                       (uint64_t(static_cast<uint16_t>(spec.mr)) << 16) | static_cast<uint16_t>(spec.nr);
   CacheEntry* entry;
   {
     std::lock_guard<std::mutex> lock(mutex);
@@ -95,6 +91,24 @@ MicroKernelFn kernel(Isa isa, int mr, int nr) {
   // throws, the next caller tries again.
   std::call_once(entry->once, [&] { entry->fn = generate(spec); });
   return entry->fn;
+}
+
+MicroKernelFn kernel(Isa isa, int mr, int nr) {
+  const KernelSpec spec{isa, mr, nr};
+  if (!registers_fit(spec)) {
+    throw std::invalid_argument("micro-kernel " + kernel_name(spec) +
+                                ": the tile does not fit the vector registers");
+  }
+  return cached(spec);
+}
+
+MicroKernelFn narrow_kernel(Isa isa, int mr, int nr) {
+  const KernelSpec spec{isa, mr, nr, true};
+  if (!narrow_fits(spec)) {
+    throw std::invalid_argument("narrow micro-kernel " + kernel_name(spec) +
+                                ": needs an AVX-512 path, 3 <= nr <= 8 and mr <= 12");
+  }
+  return cached(spec);
 }
 
 }  // namespace quire::jit

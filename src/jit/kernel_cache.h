@@ -11,6 +11,10 @@ namespace quire::jit {
 // ISA's registers (see registers_fit) and std::runtime_error if asmjit fails.
 detail::MicroKernelFn kernel(detail::Isa isa, int mr, int nr);
 
+// The narrow kernel (several rows per vector, see narrow_generator.cpp) for an
+// AVX-512 path, 3 <= nr <= 8, mr <= 12; throws std::invalid_argument otherwise.
+detail::MicroKernelFn narrow_kernel(detail::Isa isa, int mr, int nr);
+
 // Whether an mr x nr register tile fits the vector registers of the path.
 bool registers_fit(detail::Isa isa, int mr, int nr);
 

@@ -267,7 +267,8 @@ std::string kernel_name(const KernelSpec& s) {
                     : s.isa == Isa::avx512          ? "avx512"
                     : s.isa == Isa::avx_vnni        ? "avxvnni"
                                                     : "avx2";
-  return "u8s8s32_mr" + std::to_string(s.mr) + "_nr" + std::to_string(s.nr) + "_" + isa;
+  return "u8s8s32_mr" + std::to_string(s.mr) + "_nr" + std::to_string(s.nr) + "_" + isa +
+         (s.narrow ? "_narrow" : "");
 }
 
 void emit_micro_kernel(x86::Assembler& a, const KernelSpec& spec) {

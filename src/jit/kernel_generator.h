@@ -12,8 +12,9 @@ namespace quire::jit {
 
 struct KernelSpec {
   detail::Isa isa;
-  int mr;  // rows of the register tile
-  int nr;  // columns of the register tile (the last vector is masked if nr % lanes != 0)
+  int mr;               // rows of the register tile
+  int nr;               // columns of the register tile (the last vector is masked if nr % lanes != 0)
+  bool narrow = false;  // rows packed several per vector (narrow_generator.cpp)
 };
 
 // Vector lanes (int32) of a path's registers: 16 for zmm paths, 8 for ymm paths.
@@ -28,5 +29,9 @@ std::string kernel_name(const KernelSpec& spec);
 
 // Emits the kernel body: void kernel(const detail::MicroKernelArgs* args).
 void emit_micro_kernel(asmjit::x86::Assembler& a, const KernelSpec& spec);
+
+// Narrow kernels (AVX-512 paths, 3 <= nr <= 8, mr <= 12): several rows per vector.
+bool narrow_fits(const KernelSpec& spec);
+void emit_narrow_kernel(asmjit::x86::Assembler& a, const KernelSpec& spec);
 
 }  // namespace quire::jit

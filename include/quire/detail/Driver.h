@@ -38,19 +38,26 @@ GemmShape check_gemm(int32_t a_rows, int32_t a_cols, int a_groups, const PackedB
 class KernelSet {
  public:
   KernelSet(const IsaRecord& isa, int mr, int nr) : isa_(isa), mr_(mr), nr_(nr) {}
-  MicroKernelFn get(int mr, int nr) {
+  MicroKernelFn get(int mr, int nr, bool narrow = false) {
     for (int i = 0; i < used_; ++i)
-      if (entries_[i].mr == mr && entries_[i].nr == nr) return entries_[i].fn;
-    MicroKernelFn fn = isa_.kernel(mr, nr);
-    if (used_ < kSlots) entries_[used_++] = Entry{mr, nr, fn};
+      if (entries_[i].mr == mr && entries_[i].nr == nr && entries_[i].narrow == narrow)
+        return entries_[i].fn;
+    MicroKernelFn fn = narrow ? isa_.narrow_kernel(mr, nr) : isa_.kernel(mr, nr);
+    if (used_ < kSlots) entries_[used_++] = Entry{mr, nr, narrow, fn};
     return fn;
   }
   int mr() const { return mr_; }
   int nr() const { return nr_; }
+  // Rows per narrow tile for an output of nr columns, or 0 if the path has no narrow
+  // kernel for it.
+  int narrow_rows(int nr) const {
+    return isa_.narrow_kernel != nullptr && nr >= 3 && nr <= 8 ? isa_.narrow_rows : 0;
+  }
 
  private:
   struct Entry {
     int mr, nr;
+    bool narrow;
     MicroKernelFn fn;
   };
   static constexpr int kSlots = 8;

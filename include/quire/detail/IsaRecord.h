@@ -51,6 +51,10 @@ struct IsaRecord {
   int max_accumulators;       // MR * NR / int32_lanes must not exceed this
   BlockingFactors blocking;   // default blocking factors
   MicroKernelFn (*kernel)(int mr, int nr);  // kernel for an mr x nr tile (cached)
+  // Kernel packing several rows per vector for 3 <= nr <= 8 columns and tiles of up to
+  // narrow_rows rows; null on paths without one.
+  MicroKernelFn (*narrow_kernel)(int mr, int nr);
+  int narrow_rows;
   PackAFn pack_a;
   const EpilogueTable* epilogue;
   const QuantKernels* quant;
