@@ -39,7 +39,7 @@ inst_set_t parse_isa(const std::string& name) {
     if (name == instSetName(isa)) return isa;
   }
   throw UsageError("--isa: unknown instruction set '" + name +
-                   "' (avx2, avx512, avx512_vnni, avx_vnni, anyarch)");
+                   "' (anyarch, avx2, avx_vnni, avx512, avx512_ymm, avx512_vnni_ymm, avx512_vnni)");
 }
 
 }  // namespace
@@ -51,8 +51,8 @@ void print_usage(std::FILE* out, const char* argv0) {
       "  --shapes SET       inference (default) | square | conv | all (inference + square)\n"
       "  --shape M,N,K      run this shape instead of a set (repeatable)\n"
       "  --threads T        threads per call (default 1), for quire and the baselines\n"
-      "  --isa NAME         force quire's path: avx2 | avx512 | avx512_vnni | avx_vnni |\n"
-      "                     anyarch (exit 2 if the CPU lacks it)\n"
+      "  --isa NAME         force quire's path: anyarch | avx2 | avx_vnni | avx512 |\n"
+      "                     avx512_ymm | avx512_vnni_ymm | avx512_vnni (exit 2 if the CPU lacks it)\n"
       "  --output KIND      u8 (default: requantized, per-channel) | int32 (raw)\n"
       "  --min-time S       seconds of timed calls per shape and library (default 0.2);\n"
       "                     with --flush the flushes count too\n"

@@ -19,9 +19,9 @@ install(FILES ${PROJECT_BINARY_DIR}/quireConfig.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/quire)
 
 if(BUILD_SHARED_LIBS)
-  set(QUIRE_PC_PRIVATE_LIBS "")
+  set(QUIRE_PC_DEPENDENCY_LIBS "")
 else()
-  set(QUIRE_PC_PRIVATE_LIBS "-lasmjit -lcpuinfo -lpthread")
+  set(QUIRE_PC_DEPENDENCY_LIBS "-lasmjit -lcpuinfo -lpthread")
 endif()
 configure_file(cmake/quire.pc.in ${PROJECT_BINARY_DIR}/quire.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/quire.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <stdexcept>
@@ -70,63 +71,109 @@ struct Problem {
 
 // Kinds of input data, so that every rounding and saturation case is hit.
 enum class Data {
-  mixed,      // full-range int32 mixed with values that land inside [0, 255]
-  ties,       // multiplier 0.5 on odd raw values: every x ends in .5
-  saturate,   // values near INT32_MIN / INT32_MAX with multipliers near 1
+  mixed,     // full-range int32 mixed with inputs whose raw value lands in or near [0, 255]
+  ties,      // multiplier 0.5 on odd raw values: x ends in .5 (int32 bias or none)
+  saturate,  // inputs near INT32_MIN / INT32_MAX with multipliers near 1
 };
 
+// The block of trial t: the first kRandomBlocks trials take a random block inside a
+// wider matrix (offsets, padding, leading dimensions larger than the block), the others
+// the whole of a contiguous matrix (ld == cols: the several-rows-per-vector paths).
+constexpr int kRandomBlocks = 12;
+constexpr struct {
+  int rows, cols;
+} kContiguousBlocks[] = {{37, 1}, {150, 2}, {5, 4}, {33, 4}, {9, 8}, {1, 8},
+                         {17, 16}, {40, 3}, {3, 257}};
+constexpr int kTrials = kRandomBlocks + std::size(kContiguousBlocks);
+
 Problem make_problem(std::mt19937& rng, G gran, int groups, Data data, bool a_zp_nonzero,
-                     bool b_symmetric) {
+                     bool b_symmetric, int trial) {
   auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   auto unf = [&](float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(rng); };
   Problem p;
   p.gran = gran;
   p.groups = groups;
-  p.block = {uni(0, 5), uni(1, 9), uni(0, 20), uni(1, 70)};
-  p.ld_in = p.block.col_size + uni(0, 5);
-  uint32_t ncol = p.block.col_start + p.block.col_size + uni(0, 10);
-  ncol = (ncol + groups - 1) / groups * groups;
+  uint32_t ncol;
+  if (trial < kRandomBlocks) {
+    p.block = {uni(0, 5), uni(1, 9), uni(0, 20), uni(1, 70)};
+    p.ld_in = p.block.col_size + uni(0, 5);
+    ncol = p.block.col_start + p.block.col_size + uni(0, 10);
+    ncol = (ncol + groups - 1) / groups * groups;
+    p.ld_out = static_cast<int>(ncol) + uni(0, 3);
+  } else {
+    const auto shape = kContiguousBlocks[trial - kRandomBlocks];
+    p.block = {0, shape.rows, 0, shape.cols};
+    p.ld_in = p.ld_out = shape.cols;
+    ncol = (shape.cols + groups - 1) / groups * groups;
+  }
   p.nCol = ncol;
-  p.ld_out = static_cast<int>(ncol) + uni(0, 3);
   p.b_symmetric = b_symmetric;
   p.a_zp = a_zp_nonzero ? uni(1, 255) : 0;
   p.c_zp = uni(0, 255);
-  const int ng = p.num_groups();
-  for (int q = 0; q < ng; ++q) {
+  for (int q = 0; q < p.num_groups(); ++q) {
     p.b_zp.push_back(b_symmetric ? 0 : uni(-128, 127));
     p.multiplier.push_back(data == Data::ties       ? 0.5f
                            : data == Data::saturate ? unf(0.5f, 2.0f)
-                                                    : std::exp2(unf(-16.0f, -1.0f)));
-    p.act_times_w_scale.push_back(std::exp2(unf(-12.0f, 0.0f)));
+                                                    : std::exp2(unf(-10.0f, -6.0f)));
+    p.act_times_w_scale.push_back(std::exp2(unf(-10.0f, 0.0f)));
     p.b_scale.push_back(std::exp2(unf(-10.0f, 0.0f)));
   }
   p.a_scale = std::exp2(unf(-10.0f, 0.0f));
-  const bool small = data == Data::ties;
-  for (int i = 0; i < p.block.row_size; ++i)
-    p.row_offsets.push_back(small ? 2 * uni(-8, 8) : uni(0, 255 * 300));
+  for (int i = 0; i < p.block.row_size; ++i) p.row_offsets.push_back(uni(0, 255 * 300));
   for (uint32_t j = 0; j < ncol; ++j) {
-    p.col_offsets.push_back(small ? 2 * uni(-8, 8) : uni(-128 * 300, 127 * 300));
-    p.bias_i32.push_back(small ? 2 * uni(-100, 100) : uni(-100000, 100000));
-    p.bias_f32.push_back(unf(-1000.0f, 1000.0f));
+    p.col_offsets.push_back(uni(-128 * 300, 127 * 300));
+    // Even int32 biases keep raw + bias odd for the ties data.
+    p.bias_i32.push_back(2 * uni(-10000, 10000));
+    p.bias_f32.push_back(unf(-20.0f, 20.0f));
   }
+  // Most inputs are chosen as target + (zero-point corrections), so that their raw value
+  // is the target; the rest are arbitrary int32.
   std::uniform_int_distribution<int32_t> full(std::numeric_limits<int32_t>::min(),
                                               std::numeric_limits<int32_t>::max());
-  for (int i = 0; i < p.block.row_size * p.ld_in; ++i) {
-    int32_t v;
-    switch (data) {
-      case Data::ties:
-        v = 2 * uni(-300, 300) + 1;
-        break;
-      case Data::saturate:
-        v = uni(0, 1) ? std::numeric_limits<int32_t>::max() - uni(0, 1000)
-                      : std::numeric_limits<int32_t>::min() + uni(0, 1000);
-        break;
-      default:
-        v = uni(0, 9) == 0 ? 0 : uni(0, 2) == 0 ? full(rng) : uni(-3000, 3000);
+  const ref::QuantParams quant = p.quant();
+  for (int r = 0; r < p.block.row_size; ++r) {
+    for (int c = 0; c < p.ld_in; ++c) {
+      int32_t target;
+      switch (data) {
+        case Data::ties:
+          target = 2 * uni(-300, 300) + 1;
+          break;
+        case Data::saturate:
+          target = uni(0, 1) ? std::numeric_limits<int32_t>::max() - uni(0, 1000)
+                             : std::numeric_limits<int32_t>::min() + uni(0, 1000);
+          break;
+        default:
+          target = uni(0, 9) == 0 ? 0 : uni(-40000, 40000);
+      }
+      const bool arbitrary = c >= p.block.col_size || data == Data::saturate ||
+                             (data == Data::mixed && uni(0, 3) == 0);
+      if (arbitrary) {
+        p.in.push_back(data == Data::saturate ? target : full(rng));
+      } else {
+        // corrected_raw(0) = -(corrections), all modulo 2^32.
+        const auto corr0 = static_cast<uint32_t>(
+            ref::corrected_raw(quant, 0, r, p.block.col_start + c));
+        p.in.push_back(static_cast<int32_t>(static_cast<uint32_t>(target) - corr0));
+      }
     }
-    p.in.push_back(v);
   }
   return p;
+}
+
+// Bitwise equality of two whole output matrices (so -0.0f differs from 0.0f), reporting
+// the first difference by row and column.
+template <class T>
+::testing::AssertionResult same_bits(const std::vector<T>& got, const std::vector<T>& want,
+                                     int ld) {
+  if (got.size() != want.size()) return ::testing::AssertionFailure() << "sizes differ";
+  for (size_t k = 0; k < got.size(); ++k) {
+    if (std::memcmp(&got[k], &want[k], sizeof(T)) != 0) {
+      return ::testing::AssertionFailure()
+             << "first difference at row " << k / ld << ", column " << k % ld << ": got "
+             << +got[k] << ", want " << +want[k];
+    }
+  }
+  return ::testing::AssertionSuccess();
 }
 
 bool isa_available(inst_set_t isa) {
@@ -152,9 +199,9 @@ void check_requantize_u8(inst_set_t isa, std::mt19937& rng, bool with_bias) {
   for (int groups : {1, 2, 4}) {
     if (GRAN != G::GROUP && groups != 1) continue;
     for (Data data : {Data::mixed, Data::ties, Data::saturate}) {
-      for (int trial = 0; trial < 12; ++trial) {
+      for (int trial = 0; trial < kTrials; ++trial) {
         const bool a_nz = trial % 2 == 1, b_sym = trial % 3 == 0;
-        const Problem p = make_problem(rng, GRAN, groups, data, a_nz, b_sym);
+        const Problem p = make_problem(rng, GRAN, groups, data, a_nz, b_sym, trial);
         const BiasT* bias = nullptr;
         if constexpr (std::is_same_v<BiasT, float>) {
           if (with_bias) bias = p.bias_f32.data();
@@ -172,10 +219,10 @@ void check_requantize_u8(inst_set_t isa, std::mt19937& rng, bool with_bias) {
         ref::requantize_u8<BiasT>(want.data(), p.in.data(), p.block, p.ld_out, p.ld_in,
                                   p.quant(), p.multiplier.data(), p.c_zp, bias,
                                   p.act_times_w_scale.data(), RELU);
-        ASSERT_EQ(got, want) << "relu " << RELU << " granularity " << static_cast<int>(GRAN)
-                             << " groups " << groups << " data " << static_cast<int>(data)
-                             << " trial " << trial << " block "
-                             << detail::block_string(p.block);
+        ASSERT_TRUE(same_bits(got, want, p.ld_out))
+            << "relu " << RELU << " granularity " << static_cast<int>(GRAN) << " groups "
+            << groups << " data " << static_cast<int>(data) << " trial " << trial
+            << " block " << detail::block_string(p.block);
       }
     }
   }
@@ -214,9 +261,9 @@ template <bool RELU, G GRAN>
 void check_requantize_f32(inst_set_t isa, std::mt19937& rng) {
   for (int groups : {1, 2, 4}) {
     if (GRAN != G::GROUP && groups != 1) continue;
-    for (int trial = 0; trial < 30; ++trial) {
+    for (int trial = 0; trial < 2 * kTrials; ++trial) {
       const Problem p = make_problem(rng, GRAN, groups, Data::mixed, trial % 2 == 1,
-                                     trial % 3 == 0);
+                                     trial % 3 == 0, trial % kTrials);
       const float* bias = trial % 4 == 0 ? nullptr : p.bias_f32.data();
       // A negative scale turns raw 0 into -0.0f, which adding a bias of 0 would change.
       const float a_scale = trial % 8 == 0 ? -p.a_scale : p.a_scale;
@@ -229,16 +276,16 @@ void check_requantize_f32(inst_set_t isa, std::mt19937& rng) {
       std::vector<float> want(p.out_elems(), -7.0f);
       ref::requantize_f32(want.data(), p.in.data(), p.block, p.ld_out, p.ld_in, p.quant(),
                           a_scale, p.b_scale.data(), bias, RELU);
-      // In place, as FBGEMM clients do: the int32 inputs sit where the floats go.
-      std::vector<int32_t> buf(p.out_elems());
-      float* out = reinterpret_cast<float*>(buf.data());
-      for (size_t k = 0; k < buf.size(); ++k) out[k] = -7.0f;
-      int32_t* in_place = buf.data() + detail::block_offset(p.block, p.ld_out);
+      // In place, as FBGEMM clients do: the int32 inputs sit where the floats go, passed
+      // as reinterpret_cast<int32_t*>(C).
+      std::vector<float> got(p.out_elems(), -7.0f);
+      int32_t* in_place =
+          reinterpret_cast<int32_t*>(got.data()) + detail::block_offset(p.block, p.ld_out);
       for (int i = 0; i < p.block.row_size; ++i)
-        for (int j = 0; j < p.block.col_size; ++j)
-          in_place[i * p.ld_out + j] = p.in[i * p.ld_in + j];
-      ASSERT_EQ(call_f(isa, op, out, in_place, p.block, p.ld_out, p.ld_out), 0);
-      ASSERT_EQ(std::memcmp(out, want.data(), want.size() * sizeof(float)), 0)
+        std::memcpy(in_place + i * p.ld_out, p.in.data() + i * p.ld_in,
+                    sizeof(int32_t) * p.block.col_size);
+      ASSERT_EQ(call_f(isa, op, got.data(), in_place, p.block, p.ld_out, p.ld_out), 0);
+      ASSERT_TRUE(same_bits(got, want, p.ld_out))
           << "relu " << RELU << " granularity " << static_cast<int>(GRAN) << " groups "
           << groups << " trial " << trial << " block " << detail::block_string(p.block);
     }
@@ -252,37 +299,6 @@ TEST_P(OutputPipeline, RequantizeForFloatInPlaceMatchesReference) {
   check_requantize_f32<true, G::GROUP>(isa(), rng_);
   check_requantize_f32<false, G::OUT_CHANNEL>(isa(), rng_);
   check_requantize_f32<true, G::OUT_CHANNEL>(isa(), rng_);
-}
-
-// Contiguous blocks of few columns and many rows (N = 1..16 GEMMs) and wide blocks.
-TEST_P(OutputPipeline, RequantizeU8ContiguousAndWideBlocks) {
-  std::uniform_int_distribution<int32_t> val(-20000, 20000);
-  for (int cols : {1, 2, 3, 4, 5, 8, 16, 17, 100, 257}) {
-    for (int rows : {1, 3, 37, 150}) {
-      std::vector<int32_t> in(rows * cols), row_off(rows), col_off(cols), bias(cols), bzp(cols);
-      std::vector<float> mult(cols);
-      for (auto& v : in) v = val(rng_);
-      for (auto& v : row_off) v = val(rng_);
-      for (auto& v : col_off) v = val(rng_) / 10;
-      for (auto& v : bias) v = val(rng_);
-      for (int j = 0; j < cols; ++j) {
-        bzp[j] = val(rng_) % 7;
-        mult[j] = 0.01f + 0.001f * static_cast<float>(j % 13);
-      }
-      DoNothing<> done;
-      ReQuantizeOutput<true, G::OUT_CHANNEL> op(done, mult.data(), 100, 3, bzp.data(),
-                                                row_off.data(), col_off.data(), bias.data(),
-                                                cols);
-      const block_type_t b{0, rows, 0, cols};
-      std::vector<uint8_t> got(rows * cols), want(rows * cols);
-      call_f(isa(), op, got.data(), in.data(), b, cols, cols);
-      ref::QuantParams qp{G::OUT_CHANNEL, 1, static_cast<uint32_t>(cols), 3,
-                          bzp.data(),      row_off.data(), col_off.data()};
-      ref::requantize_u8<int32_t>(want.data(), in.data(), b, cols, cols, qp, mult.data(), 100,
-                                  bias.data(), nullptr, true);
-      ASSERT_EQ(got, want) << rows << " x " << cols;
-    }
-  }
 }
 
 // memCopy -> ReluOutput, ScaleOP and ReluOutput alone, on random blocks.
@@ -303,20 +319,49 @@ TEST_P(OutputPipeline, Int32OpsAndChainsMatchReference) {
     memCopy<int32_t, int32_t, ReluOutput<int32_t>> copy_relu(relu);
     call_f(isa(), copy_relu, got.data(), in.data(), b, ld_out, ld_in);
     ref::relu_i32(want.data(), in.data(), b, ld_out, ld_in, zero_pt);
-    ASSERT_EQ(got, want) << "memCopy -> ReluOutput, block " << detail::block_string(b);
+    ASSERT_TRUE(same_bits(got, want, ld_out))
+        << "memCopy -> ReluOutput, block " << detail::block_string(b);
 
     ScaleOP<int32_t, int32_t> scale_op(scale);
     call_f(isa(), scale_op, got.data(), in.data(), b, ld_out, ld_in);
     ref::scale_i32(want.data(), in.data(), b, ld_out, ld_in, scale);
-    ASSERT_EQ(got, want) << "ScaleOP, block " << detail::block_string(b);
+    ASSERT_TRUE(same_bits(got, want, ld_out)) << "ScaleOP, block " << detail::block_string(b);
 
     DoNothing<int32_t, int32_t> done;
     memCopy<> copy(done);
     std::vector<int32_t> copied(n_out, kSentinelI32), expect_copy(n_out, kSentinelI32);
     call_f(isa(), copy, copied.data(), in.data(), b, ld_out, ld_in);
     ref::scale_i32(expect_copy.data(), in.data(), b, ld_out, ld_in, 1);
-    ASSERT_EQ(copied, expect_copy) << "memCopy, block " << detail::block_string(b);
+    ASSERT_TRUE(same_bits(copied, expect_copy, ld_out))
+        << "memCopy, block " << detail::block_string(b);
   }
+}
+
+// Types other than int32 take the ops' generic loops: memCopy<uint8_t> -> ReluOutput
+// <uint8_t>, ScaleOP<float> chained after ReQuantizeForFloat, and DoNothing.
+TEST_P(OutputPipeline, OtherTypesAndDoNothing) {
+  const block_type_t b{1, 2, 1, 3};
+  const std::vector<uint8_t> in_u8 = {9, 200, 3, 0, 7, 50};  // 2 x 3, ld 3
+  std::vector<uint8_t> out_u8(3 * 5, kSentinelU8);
+  ReluOutput<uint8_t> relu(8);
+  memCopy<uint8_t, uint8_t, ReluOutput<uint8_t>> copy(relu);
+  ASSERT_EQ(call_f(isa(), copy, out_u8.data(), in_u8.data(), b, 5, 3), 0);
+  const uint8_t s = kSentinelU8;
+  EXPECT_EQ(out_u8, (std::vector<uint8_t>{s, s, s, s, s, s, 9, 200, 8, s, s, 8, 8, 50, s}));
+
+  const float b_scale = 0.5f;
+  const int32_t zero = 0;
+  ScaleOP<float, float> twice(2.0f);
+  ReQuantizeForFloat<false, G::TENSOR, float, int32_t, ScaleOP<float, float>> dequant(
+      twice, 0.25f, &b_scale, 0, &zero, nullptr, nullptr, nullptr, 4);
+  const std::vector<int32_t> in_i32 = {8, -16, 3, 1, 2, 4};
+  std::vector<float> out_f(3 * 4, -1.0f);
+  ASSERT_EQ(call_f(isa(), dequant, out_f.data(), in_i32.data(), b, 4, 3), 0);
+  // (raw * 0.25 * 0.5) * 2
+  EXPECT_EQ(out_f, (std::vector<float>{-1, -1, -1, -1, -1, 2, -4, 0.75f, -1, 0.25f, 0.5f, 1}));
+
+  DoNothing<> nothing;
+  EXPECT_EQ(call_f(isa(), nothing, out_u8.data(), in_u8.data(), b, 5, 3), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Isa, OutputPipeline,

@@ -58,6 +58,8 @@ class PackAFromMatrix : public PackMatrix<PT, T, accT> {
                                 pmat, groups, params, where),
         source_{smat, ld, trans == matrix_op_t::Transpose, static_cast<int32_t>(nRow),
                 static_cast<int32_t>(nCol), groups} {
+    detail::check_arg(trans == matrix_op_t::NoTranspose || trans == matrix_op_t::Transpose, where,
+                      "trans", static_cast<int>(trans), "is not a matrix_op_t");
     detail::check_a_source(source_, where);
     this->brow_ = this->params_.MCB;
     this->bcol_ = this->params_.KCB;

@@ -32,15 +32,16 @@ class PackBMatrix final : public PackMatrix<PackBMatrix<T, accT>, T, accT> {
         layout_(detail::make_b_layout(trans, nRow, nCol, smat, ld, groups, this->params_.NR)) {
     this->brow_ = this->params_.KCB;
     this->bcol_ = this->params_.NR;
-    this->allocate_if_needed(layout_.total_bytes());
+    this->allocate_if_needed(layout_.allocation_bytes());
     detail::pack_b(layout_, trans, smat, ld, this->buf_);
   }
 
   // Bytes for a caller-provided buffer holding one group of rows x cols (for G groups
-  // pass rows = K / G and multiply by G).
+  // pass rows = K / G, multiply by G and add detail::PackedBLayout::kReadSlack).
   static int packedBufferSize(int rows, int cols, const BlockingFactors* params = nullptr) {
     const int nr = detail::resolve_blocking(params, "packedBufferSize").NR;
-    return static_cast<int>(int64_t{(rows + 3) & ~3} * ((cols + nr - 1) / nr) * nr);
+    return static_cast<int>(int64_t{(rows + 3) & ~3} * ((cols + nr - 1) / nr) * nr +
+                            detail::PackedBLayout::kReadSlack);
   }
   int64_t packedBufferSizeBytes() const { return layout_.total_bytes(); }
   const detail::PackedBLayout& layout() const { return layout_; }

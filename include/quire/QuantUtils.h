@@ -63,19 +63,26 @@ struct RequantizationParams {
 };
 
 // Chooses scale and zero point for real values in [min, max] and codes [qmin, qmax]:
-//  - the range is first extended to contain 0, and 0 is always exactly representable
-//    (zero_point is an integer in [qmin, qmax]);
-//  - the chosen range [scale * (qmin - zero_point), scale * (qmax - zero_point)] covers
-//    [min, max] (the scale is rounded up where needed);
+//  - the range is first extended to contain 0, and 0 is always exactly representable:
+//    zero_point is an integer in [qmin, qmax] that is also a float, so Quantize(0) is
+//    zero_point and Dequantize(zero_point) is 0;
+//  - the chosen range [Dequantize(qmin), Dequantize(qmax)] covers [min, max], in the
+//    float arithmetic of Dequantize (the scale is rounded up where needed);
+//  - min < 0 < max, affine: of the two integers around the real zero point
+//    qmin - min / ((max - min) / (qmax - qmin)), the one needing the smaller scale, kept
+//    off qmin and qmax so both signs have codes; the scale is then the least covering
+//    one for that zero point;
 //  - preserve_sparsity with min < 0 < max: symmetric, zero_point = qmin +
 //    ceil((qmax - qmin) / 2) (128 for [0, 255], 0 for [-128, 127]);
+//  - min >= 0 gives zero_point = qmin, max <= 0 gives qmax; min == max == 0 gives
+//    scale 1 and the zero point nearest to 0;
 //  - force_scale_power_of_two: the scale is rounded up to a power of two;
-//  - min == max == 0 gives scale 1; the scale is at least 2^-126 (finite reciprocal);
+//  - the scale is at least 2^-126 (a finite reciprocal);
 //  - precision is set to the bits of qmax - qmin (8 for 255).
-// Throws if min or max is not finite, min > max, or qmin >= qmax.
+// Throws if min or max is not finite, min > max, qmin >= qmax, or qmax - qmin < 2 with
+// min < 0 < max.
 TensorQuantizationParams ChooseQuantizationParams(float min, float max, std::int32_t qmin,
-                                                  std::int32_t qmax,
-                                                  bool preserve_sparsity = false,
+                                                  std::int32_t qmax, bool preserve_sparsity = false,
                                                   bool force_scale_power_of_two = false);
 
 // real_multiplier ~ quantized_multiplier / 2^right_shift with quantized_multiplier in
@@ -83,8 +90,7 @@ TensorQuantizationParams ChooseQuantizationParams(float min, float max, std::int
 // positive finite real_multiplier, precision in [2, 32] and a resulting right_shift in
 // [0, 63].
 void ChooseRequantizationMultiplier(float real_multiplier, std::int32_t* quantized_multiplier,
-                                    int* right_shift,
-                                    int requantization_multiplier_precision = 32);
+                                    int* right_shift, int requantization_multiplier_precision = 32);
 
 // The smallest and largest element; NaN elements are ignored. len == 0 gives 0 and 0;
 // all NaN gives NaN and NaN. A zero result is +0.0 (the sign of zero is not ordered).
@@ -127,7 +133,8 @@ template <class T>
 std::pair<int64_t, int64_t> quantized_range(const char* where, int precision, bool is_signed) {
   if (precision < 1 || precision > 32) fail_precision(where, precision, is_signed);
   const int64_t lo = is_signed ? -(int64_t{1} << (precision - 1)) : 0;
-  const int64_t hi = is_signed ? (int64_t{1} << (precision - 1)) - 1 : (int64_t{1} << precision) - 1;
+  const int64_t hi =
+      is_signed ? (int64_t{1} << (precision - 1)) - 1 : (int64_t{1} << precision) - 1;
   if (lo < static_cast<int64_t>(std::numeric_limits<T>::lowest()) ||
       hi > static_cast<int64_t>(std::numeric_limits<T>::max())) {
     fail_precision(where, precision, is_signed);
@@ -224,22 +231,24 @@ std::int64_t SaturatingRoundingMulWithShift(std::int32_t a, std::int32_t b, int 
 template <typename T>
 T Requantize(std::int32_t src, std::int32_t zero_point, std::int32_t multiplier, int right_shift,
              int result_precision, bool result_is_signed = false) {
-  const auto [lo, hi] = detail::quantized_range<T>("Requantize", result_precision, result_is_signed);
+  const auto [lo, hi] =
+      detail::quantized_range<T>("Requantize", result_precision, result_is_signed);
   const std::int64_t v = zero_point + SaturatingRoundingMulWithShift(src, multiplier, right_shift);
   return static_cast<T>(v < lo ? lo : v > hi ? hi : v);
 }
 
 template <typename T>
 T RequantizeFixedPoint(std::int32_t src, const RequantizationParams& params) {
-  return Requantize<T>(src, params.target_qparams.zero_point, params.multiplier,
-                       params.right_shift, params.target_qparams.precision, std::is_signed_v<T>);
+  return Requantize<T>(src, params.target_qparams.zero_point, params.multiplier, params.right_shift,
+                       params.target_qparams.precision, std::is_signed_v<T>);
 }
 
 template <typename T>
 T Requantize(std::int32_t src, std::int32_t zero_point, float multiplier, int result_precision,
              bool result_is_signed = false) {
   detail::check_multiplier("Requantize", multiplier);
-  const auto [lo, hi] = detail::quantized_range<T>("Requantize", result_precision, result_is_signed);
+  const auto [lo, hi] =
+      detail::quantized_range<T>("Requantize", result_precision, result_is_signed);
   const detail::RequantizeArgs args{multiplier, zero_point, static_cast<int32_t>(lo),
                                     static_cast<int32_t>(hi)};
   return static_cast<T>(detail::requantize_one(src, args));
@@ -302,8 +311,7 @@ template <typename InputType>
 void FloatOrHalfToFused8BitRowwiseQuantizedSBFloatRef(const InputType* input, size_t input_rows,
                                                       int input_columns, std::uint8_t* output);
 template <typename OutputType, bool is_uint16_t_of_type_bf16 = false>
-void Fused8BitRowwiseQuantizedSBFloatToFloatOrHalfRef(const std::uint8_t* input,
-                                                      size_t input_rows, int input_columns,
-                                                      OutputType* output);
+void Fused8BitRowwiseQuantizedSBFloatToFloatOrHalfRef(const std::uint8_t* input, size_t input_rows,
+                                                      int input_columns, OutputType* output);
 
 }  // namespace quire

@@ -2,18 +2,15 @@
 // Formulas and conventions in quire/detail/Epilogue.h; every result is bit-identical to
 // the portable routines (same operations in the same order, round half to even).
 //
-// The requantizations walk the block 16 columns at a time and, inside each such chunk,
-// row by row: the per-column values (multiplier, zero-point and bias terms) are set up
-// once per chunk and stay in registers while the rows stream through.
+// The requantizations cut the block's columns into chunks of 16 and set up each chunk's
+// per-column values (multipliers, zero-point and bias terms) once; then the rows stream
+// through in memory order, one row of up to 256 columns (a panel) at a time. A
+// contiguous block of 1, 2, 4 or 8 columns (ld_in == ld_out == cols: N-wide GEMMs with
+// many rows) is instead walked 16 elements at a time, several rows per vector, with the
+// per-column values repeated across the vector.
 #include <cstdint>
 
-// GCC 12's AVX-512 intrinsics start unmasked results from a self-initialized "undefined"
-// vector, which -Wmaybe-uninitialized reports once inlined (GCC bug 105593).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
-
+#include "common/intrinsics.h"
 #include "quire/detail/Epilogue.h"
 
 namespace quire::detail {
@@ -21,8 +18,51 @@ namespace {
 
 constexpr int kLanes = 16;
 
-__mmask16 first_lanes(int n) {
-  return static_cast<__mmask16>(n >= kLanes ? 0xFFFFu : (1u << n) - 1u);
+// The first n lanes of a vector (n in [1, 16]).
+struct Lanes {
+  int n;
+  __mmask16 mask;
+
+  explicit Lanes(int count)
+      : n(count < kLanes ? count : kLanes),
+        mask(static_cast<__mmask16>(n == kLanes ? 0xFFFFu : (1u << n) - 1u)) {}
+  bool full() const { return n == kLanes; }
+};
+
+// Stores the first l.n (< 16) lanes of v in exact-size pieces, never by one masked store:
+// in place (out == in), its 64-byte span would overlap the next row's first load, which
+// then waits for the store to retire.
+void store_partial_f32(float* p, const Lanes& l, __m512 v) {
+  __m256 y = _mm512_castps512_ps256(v);
+  if (l.n & 8) {
+    _mm256_storeu_ps(p, y);
+    y = _mm512_extractf32x8_ps(v, 1);
+    p += 8;
+  }
+  __m128 x = _mm256_castps256_ps128(y);
+  if (l.n & 4) {
+    _mm_storeu_ps(p, x);
+    x = _mm256_extractf128_ps(y, 1);
+    p += 4;
+  }
+  if (l.n & 2) {
+    _mm_storel_pi(reinterpret_cast<__m64*>(p), x);
+    x = _mm_movehl_ps(x, x);
+    p += 2;
+  }
+  if (l.n & 1) _mm_store_ss(p, x);
+}
+
+// Small enough to inline into the loops; the partial case is out of line.
+void store_f32(float* p, const Lanes& l, __m512 v) {
+  if (l.full())
+    _mm512_storeu_ps(p, v);
+  else
+    store_partial_f32(p, l, v);
+}
+
+void store_i32(int32_t* p, const Lanes& l, __m512i v) {
+  store_f32(reinterpret_cast<float*>(p), l, _mm512_castsi512_ps(v));
 }
 
 // Where the quantization groups of a chunk of n columns starting at block column c0 are.
@@ -53,173 +93,251 @@ ChunkGroups chunk_groups(const ZeroPointCorrection& zp, int c0, int n) {
   return {ChunkGroups::mixed, q0, _mm512_load_si512(idx)};
 }
 
-// Lane l = a[q(c0 + l)] for a per-group array.
-__m512 group_ps(const float* a, const ChunkGroups& g, __mmask16 m) {
+// Lane i = a[q(c0 + i)] for a per-group array (0 in lanes past l.n).
+__m512 group_ps(const float* a, const ChunkGroups& g, const Lanes& l) {
   switch (g.kind) {
     case ChunkGroups::per_column:
-      return _mm512_maskz_loadu_ps(m, a + g.q0);
+      return _mm512_maskz_loadu_ps(l.mask, a + g.q0);
     case ChunkGroups::one_group:
       return _mm512_set1_ps(a[g.q0]);
     case ChunkGroups::mixed:
       break;
   }
-  return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, g.idx, a, 4);
+  return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), l.mask, g.idx, a, 4);
 }
 
-__m512i group_epi32(const int32_t* a, const ChunkGroups& g, __mmask16 m) {
+__m512i group_epi32(const int32_t* a, const ChunkGroups& g, const Lanes& l) {
   switch (g.kind) {
     case ChunkGroups::per_column:
-      return _mm512_maskz_loadu_epi32(m, a + g.q0);
+      return _mm512_maskz_loadu_epi32(l.mask, a + g.q0);
     case ChunkGroups::one_group:
       return _mm512_set1_epi32(a[g.q0]);
     case ChunkGroups::mixed:
       break;
   }
-  return _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, g.idx, a, 4);
+  return _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), l.mask, g.idx, a, 4);
+}
+
+// Requantization of raw values to uint8 (see RequantizeU8Args):
+// x = (float)raw [+ fbias] * mult, clamped to [lo - c_zp, 255 - c_zp] in float (as in
+// round_to_u8), then rounded half to even and shifted by c_zp into [lo, 255].
+class ToU8 {
+ public:
+  using OutT = uint8_t;
+  struct Columns {  // per-column values of one chunk
+    __m512 mult, fbias;
+  };
+
+  explicit ToU8(const RequantizeU8Args& a)
+      : a_(a),
+        x_lo_(_mm512_set1_ps(static_cast<float>((a.fuse_relu ? a.c_zero_point : 0) -
+                                                a.c_zero_point))),
+        x_hi_(_mm512_set1_ps(static_cast<float>(255 - a.c_zero_point))),
+        c_zp_(_mm512_set1_epi32(a.c_zero_point)),
+        float_bias_(a.bias_kind == BiasKind::float32) {}
+
+  Columns columns(const ChunkGroups& g, int c0, const Lanes& l) const {
+    // Lanes past l.n divide 0 by 0; their NaN is never stored.
+    return {group_ps(a_.multiplier, g, l),
+            float_bias_ ? _mm512_div_ps(_mm512_maskz_loadu_ps(l.mask, a_.bias_f32 + c0),
+                                        group_ps(a_.act_times_w_scale, g, l))
+                        : _mm512_setzero_ps()};
+  }
+  static Columns permute(const Columns& c, __m512i idx) {
+    return {_mm512_permutexvar_ps(idx, c.mult), _mm512_permutexvar_ps(idx, c.fbias)};
+  }
+  void store(uint8_t* out, const Lanes& l, __m512i raw, const Columns& c) const {
+    __m512 x = _mm512_cvtepi32_ps(raw);
+    if (float_bias_) x = _mm512_add_ps(x, c.fbias);
+    x = _mm512_mul_ps(x, c.mult);
+    x = _mm512_max_ps(_mm512_min_ps(x, x_hi_), x_lo_);
+    const __m512i v = _mm512_add_epi32(_mm512_cvtps_epi32(x), c_zp_);
+    _mm512_mask_cvtepi32_storeu_epi8(out, l.mask, v);
+  }
+
+ private:
+  const RequantizeU8Args& a_;
+  __m512 x_lo_, x_hi_;
+  __m512i c_zp_;
+  bool float_bias_;
+};
+
+// Requantization of raw values to float (see RequantizeF32Args).
+class ToF32 {
+ public:
+  using OutT = float;
+  struct Columns {  // per-column values of one chunk
+    __m512 scale, bias;
+  };
+
+  explicit ToF32(const RequantizeF32Args& a) : a_(a) {}
+
+  Columns columns(const ChunkGroups& g, int c0, const Lanes& l) const {
+    return {_mm512_mul_ps(_mm512_set1_ps(a_.a_scale), group_ps(a_.b_scale, g, l)),
+            a_.bias != nullptr ? _mm512_maskz_loadu_ps(l.mask, a_.bias + c0)
+                               : _mm512_setzero_ps()};
+  }
+  static Columns permute(const Columns& c, __m512i idx) {
+    return {_mm512_permutexvar_ps(idx, c.scale), _mm512_permutexvar_ps(idx, c.bias)};
+  }
+  void store(float* out, const Lanes& l, __m512i raw, const Columns& c) const {
+    __m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(raw), c.scale);
+    if (a_.bias != nullptr) x = _mm512_add_ps(x, c.bias);
+    if (a_.fuse_relu) x = _mm512_max_ps(x, _mm512_setzero_ps());
+    store_f32(out, l, x);
+  }
+
+ private:
+  const RequantizeF32Args& a_;
+};
+
+// Everything a chunk of 16 columns needs, set up once per call:
+//   raw = in + col_term - b_zp * row_offset,   then Out's per-column values.
+template <class Out>
+struct Chunk {
+  __m512i col_term;  // bias_i32[c] - a_zero_point * col_offsets[c] (modulo 2^32)
+  __m512i b_zp;      // b_zero_point[q(c)], or 0 when there is no row term
+  typename Out::Columns cols;
+};
+
+template <class Out>
+Chunk<Out> make_chunk(const ZeroPointCorrection& zp, const Out& o, const int32_t* bias_i32,
+                      int c0, const Lanes& l) {
+  const ChunkGroups g = chunk_groups(zp, c0, l.n);
+  Chunk<Out> ch;
+  ch.col_term = bias_i32 != nullptr ? _mm512_maskz_loadu_epi32(l.mask, bias_i32 + c0)
+                                    : _mm512_setzero_si512();
+  if (zp.col_offsets != nullptr) {
+    const __m512i col = _mm512_maskz_loadu_epi32(l.mask, zp.col_offsets + c0);
+    ch.col_term = _mm512_sub_epi32(
+        ch.col_term, _mm512_mullo_epi32(_mm512_set1_epi32(zp.a_zero_point), col));
+  }
+  ch.b_zp = zp.row_offsets != nullptr ? group_epi32(zp.b_zero_point, g, l)
+                                      : _mm512_setzero_si512();
+  ch.cols = o.columns(g, c0, l);
+  return ch;
 }
 
 // How the row term b_zero_point[q] * row_offsets[r] is formed: absent (symmetric B),
-// one zero point for the whole chunk (a scalar product per row), or one per lane.
+// one zero point for all the columns (a scalar product per row), or one per lane.
 enum class RowTerm { none, one_group, per_lane };
 
-RowTerm row_term_kind(const ZeroPointCorrection& zp, const ChunkGroups& g) {
-  if (zp.row_offsets == nullptr) return RowTerm::none;
-  return g.kind == ChunkGroups::one_group ? RowTerm::one_group : RowTerm::per_lane;
-}
+// Columns per panel: the chunks' values (4 KB at most) stay in L1 while the panel's rows
+// stream through in memory order. (Walking a chunk down all rows instead would stride
+// by ld, which thrashes L1 sets when ld is a power of two.)
+constexpr int kPanelChunks = 16;
 
-// The zero-point corrections of one chunk, ready for the row loop:
-//   raw[r] = in[r] + col_term - b_zp * row_offsets[r]
-struct ChunkCorrection {
-  __m512i col_term;  // -a_zero_point * col_offsets[c] (+ bias[c] when folded in)
-  __m512i b_zp;      // per lane (RowTerm::per_lane)
-  int32_t b_zp1;     // the chunk's zero point (RowTerm::one_group)
-};
-
-ChunkCorrection chunk_correction(const ZeroPointCorrection& zp, const ChunkGroups& g,
-                                 int c0, __mmask16 m, const int32_t* bias) {
-  ChunkCorrection cc;
-  cc.col_term = bias != nullptr ? _mm512_maskz_loadu_epi32(m, bias + c0)
-                                : _mm512_setzero_si512();
-  if (zp.col_offsets != nullptr) {
-    const __m512i col = _mm512_maskz_loadu_epi32(m, zp.col_offsets + c0);
-    cc.col_term = _mm512_sub_epi32(
-        cc.col_term, _mm512_mullo_epi32(_mm512_set1_epi32(zp.a_zero_point), col));
+template <RowTerm kRow, class Out>
+void panel_rows(const Out& o, const Chunk<Out>* chunks, int nchunks, const Lanes& last,
+                const int32_t* in, int64_t ld_in, typename Out::OutT* out, int64_t ld_out,
+                int rows, const int32_t* row_offsets, int32_t b_zp1) {
+  const Lanes all(kLanes);
+  for (int r = 0; r < rows; ++r, in += ld_in, out += ld_out) {
+    __m512i row_term = _mm512_setzero_si512();
+    if constexpr (kRow == RowTerm::one_group)
+      row_term = _mm512_set1_epi32(wrapping_mul(b_zp1, row_offsets[r]));
+    else if constexpr (kRow == RowTerm::per_lane)
+      row_term = _mm512_set1_epi32(row_offsets[r]);
+    for (int k = 0; k < nchunks; ++k) {
+      const Lanes& l = k + 1 < nchunks ? all : last;
+      const Chunk<Out>& ch = chunks[k];
+      __m512i raw =
+          _mm512_add_epi32(_mm512_maskz_loadu_epi32(l.mask, in + k * kLanes), ch.col_term);
+      if constexpr (kRow == RowTerm::one_group)
+        raw = _mm512_sub_epi32(raw, row_term);
+      else if constexpr (kRow == RowTerm::per_lane)
+        raw = _mm512_sub_epi32(raw, _mm512_mullo_epi32(ch.b_zp, row_term));
+      o.store(out + k * kLanes, l, raw, ch.cols);
+    }
   }
-  cc.b_zp = zp.row_offsets != nullptr ? group_epi32(zp.b_zero_point, g, m)
-                                      : _mm512_setzero_si512();
-  cc.b_zp1 = zp.row_offsets != nullptr ? zp.b_zero_point[g.q0] : 0;
-  return cc;
 }
 
-template <RowTerm kRow>
-__m512i corrected_raw(const ZeroPointCorrection& zp, const ChunkCorrection& cc,
-                      __m512i in, int r) {
-  __m512i v = _mm512_add_epi32(in, cc.col_term);
-  if constexpr (kRow == RowTerm::one_group) {
-    v = _mm512_sub_epi32(v, _mm512_set1_epi32(wrapping_mul(cc.b_zp1, zp.row_offsets[r])));
-  } else if constexpr (kRow == RowTerm::per_lane) {
-    v = _mm512_sub_epi32(v, _mm512_mullo_epi32(cc.b_zp, _mm512_set1_epi32(zp.row_offsets[r])));
+// Several rows per vector over a contiguous block of `cols` columns (cols divides 16):
+// lane l holds column l % cols of row l / cols, and ch is permuted so.
+template <bool kRowTerm, class Out>
+void packed_rows(const Out& o, const Chunk<Out>& ch, int cols, const int32_t* in,
+                 typename Out::OutT* out, int rows, const int32_t* row_offsets) {
+  const int rows_per_vec = kLanes / cols;
+  alignas(64) int32_t row_of_lane[kLanes];
+  for (int l = 0; l < kLanes; ++l) row_of_lane[l] = l / cols;
+  const __m512i row_idx = _mm512_load_si512(row_of_lane);
+  // nr rows from row r, in the first nr * cols lanes.
+  auto step = [&](int r, int nr, const Lanes& l) {
+    const int64_t e = int64_t{r} * cols;
+    __m512i raw = _mm512_add_epi32(_mm512_maskz_loadu_epi32(l.mask, in + e), ch.col_term);
+    if constexpr (kRowTerm) {
+      const __m512i ro = _mm512_permutexvar_epi32(
+          row_idx, _mm512_maskz_loadu_epi32(Lanes(nr).mask, row_offsets + r));
+      raw = _mm512_sub_epi32(raw, _mm512_mullo_epi32(ch.b_zp, ro));
+    }
+    o.store(out + e, l, raw, ch.cols);
+  };
+  const Lanes all(kLanes);
+  int r = 0;
+  for (; r + rows_per_vec <= rows; r += rows_per_vec) step(r, rows_per_vec, all);
+  if (r < rows) step(r, rows - r, Lanes((rows - r) * cols));
+}
+
+// The walk shared by both requantizations; Out is ToU8 or ToF32.
+template <class Out, class Args>
+void requantize(const Args& a, const int32_t* bias_i32) {
+  const ZeroPointCorrection& zp = a.zp;
+  const Out o(a);
+  const bool contiguous = a.ld_in == a.cols && a.ld_out == a.cols;
+  if (contiguous && a.cols < kLanes && kLanes % a.cols == 0 && a.rows > 1) {
+    alignas(64) int32_t col_of_lane[kLanes];
+    for (int l = 0; l < kLanes; ++l) col_of_lane[l] = l % a.cols;
+    const __m512i idx = _mm512_load_si512(col_of_lane);
+    Chunk<Out> ch = make_chunk(zp, o, bias_i32, 0, Lanes(a.cols));
+    ch.col_term = _mm512_permutexvar_epi32(idx, ch.col_term);
+    ch.b_zp = _mm512_permutexvar_epi32(idx, ch.b_zp);
+    ch.cols = Out::permute(ch.cols, idx);
+    if (zp.row_offsets != nullptr)
+      packed_rows<true>(o, ch, a.cols, a.in, a.out, a.rows, zp.row_offsets);
+    else
+      packed_rows<false>(o, ch, a.cols, a.in, a.out, a.rows, zp.row_offsets);
+    return;
   }
-  return v;
-}
-
-// x = (float)raw [+ float_bias] * multiplier; out = clamp(nearbyint(x) + zp, lo, 255).
-template <RowTerm kRow>
-void requantize_u8_chunk(const RequantizeU8Args& a, const ChunkGroups& g, int c0, int n) {
-  const __mmask16 m = first_lanes(n);
-  const ChunkCorrection cc =
-      chunk_correction(a.zp, g, c0, m, a.bias_kind == BiasKind::int32 ? a.bias_i32 : nullptr);
-  const __m512 mult = group_ps(a.multiplier, g, m);
-  const bool float_bias = a.bias_kind == BiasKind::float32;
-  const __m512 fbias = float_bias ? _mm512_div_ps(_mm512_maskz_loadu_ps(m, a.bias_f32 + c0),
-                                                  group_ps(a.act_times_w_scale, g, m))
-                                  : _mm512_setzero_ps();
-  const __m512 x_hi = _mm512_set1_ps(1024.0f), x_lo = _mm512_set1_ps(-1024.0f);
-  const __m512i c_zp = _mm512_set1_epi32(a.c_zero_point);
-  const __m512i lo = _mm512_set1_epi32(a.fuse_relu ? a.c_zero_point : 0);
-  const int32_t* in = a.in + c0;
-  uint8_t* out = a.out + c0;
-  for (int r = 0; r < a.rows; ++r) {
-    const __m512i raw =
-        corrected_raw<kRow>(a.zp, cc, _mm512_maskz_loadu_epi32(m, in + r * a.ld_in), r);
-    __m512 x = _mm512_cvtepi32_ps(raw);
-    if (float_bias) x = _mm512_add_ps(x, fbias);
-    x = _mm512_mul_ps(x, mult);
-    // Clamped first so that out-of-range values saturate instead of turning into
-    // INT32_MIN; min/max operand order as in round_to_u8.
-    x = _mm512_max_ps(_mm512_min_ps(x, x_hi), x_lo);
-    __m512i v = _mm512_add_epi32(_mm512_cvtps_epi32(x), c_zp);
-    v = _mm512_max_epi32(v, lo);
-    // v >= 0 now; the unsigned saturating narrowing does the min(., 255).
-    _mm512_mask_cvtusepi32_storeu_epi8(out + r * a.ld_out, m, v);
+  for (int p0 = 0; p0 < a.cols; p0 += kPanelChunks * kLanes) {
+    const int pcols = a.cols - p0 < kPanelChunks * kLanes ? a.cols - p0 : kPanelChunks * kLanes;
+    const int nchunks = (pcols + kLanes - 1) / kLanes;
+    Chunk<Out> chunks[kPanelChunks];
+    for (int k = 0; k < nchunks; ++k) {
+      const int c0 = p0 + k * kLanes;
+      chunks[k] = make_chunk(zp, o, bias_i32, c0, Lanes(a.cols - c0));
+    }
+    const Lanes last(pcols - (nchunks - 1) * kLanes);
+    const int32_t* in = a.in + p0;
+    auto* out = a.out + p0;
+    const int j0 = zp.col_start + p0;
+    const int q0 = j0 / zp.cols_per_group;
+    if (zp.row_offsets == nullptr)
+      panel_rows<RowTerm::none>(o, chunks, nchunks, last, in, a.ld_in, out, a.ld_out, a.rows,
+                                zp.row_offsets, 0);
+    else if ((j0 + pcols - 1) / zp.cols_per_group == q0)
+      panel_rows<RowTerm::one_group>(o, chunks, nchunks, last, in, a.ld_in, out, a.ld_out,
+                                     a.rows, zp.row_offsets, zp.b_zero_point[q0]);
+    else
+      panel_rows<RowTerm::per_lane>(o, chunks, nchunks, last, in, a.ld_in, out, a.ld_out,
+                                    a.rows, zp.row_offsets, 0);
   }
 }
 
 void requantize_u8(const RequantizeU8Args& a) {
-  for (int c0 = 0; c0 < a.cols; c0 += kLanes) {
-    const int n = a.cols - c0 < kLanes ? a.cols - c0 : kLanes;
-    const ChunkGroups g = chunk_groups(a.zp, c0, n);
-    switch (row_term_kind(a.zp, g)) {
-      case RowTerm::none:
-        requantize_u8_chunk<RowTerm::none>(a, g, c0, n);
-        break;
-      case RowTerm::one_group:
-        requantize_u8_chunk<RowTerm::one_group>(a, g, c0, n);
-        break;
-      case RowTerm::per_lane:
-        requantize_u8_chunk<RowTerm::per_lane>(a, g, c0, n);
-        break;
-    }
-  }
+  requantize<ToU8>(a, a.bias_kind == BiasKind::int32 ? a.bias_i32 : nullptr);
 }
 
-// out = (float)raw * (a_scale * b_scale[q]) [+ bias] [max(., 0)]
-template <RowTerm kRow>
-void requantize_f32_chunk(const RequantizeF32Args& a, const ChunkGroups& g, int c0, int n) {
-  const __mmask16 m = first_lanes(n);
-  const ChunkCorrection cc = chunk_correction(a.zp, g, c0, m, nullptr);
-  const __m512 scale = _mm512_mul_ps(_mm512_set1_ps(a.a_scale), group_ps(a.b_scale, g, m));
-  const bool has_bias = a.bias != nullptr;
-  const __m512 bias = has_bias ? _mm512_maskz_loadu_ps(m, a.bias + c0) : _mm512_setzero_ps();
-  const int32_t* in = a.in + c0;
-  float* out = a.out + c0;
-  for (int r = 0; r < a.rows; ++r) {
-    const __m512i raw =
-        corrected_raw<kRow>(a.zp, cc, _mm512_maskz_loadu_epi32(m, in + r * a.ld_in), r);
-    __m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(raw), scale);
-    if (has_bias) x = _mm512_add_ps(x, bias);
-    if (a.fuse_relu) x = _mm512_max_ps(x, _mm512_setzero_ps());
-    _mm512_mask_storeu_ps(out + r * a.ld_out, m, x);
-  }
-}
+void requantize_f32(const RequantizeF32Args& a) { requantize<ToF32>(a, nullptr); }
 
-void requantize_f32(const RequantizeF32Args& a) {
-  for (int c0 = 0; c0 < a.cols; c0 += kLanes) {
-    const int n = a.cols - c0 < kLanes ? a.cols - c0 : kLanes;
-    const ChunkGroups g = chunk_groups(a.zp, c0, n);
-    switch (row_term_kind(a.zp, g)) {
-      case RowTerm::none:
-        requantize_f32_chunk<RowTerm::none>(a, g, c0, n);
-        break;
-      case RowTerm::one_group:
-        requantize_f32_chunk<RowTerm::one_group>(a, g, c0, n);
-        break;
-      case RowTerm::per_lane:
-        requantize_f32_chunk<RowTerm::per_lane>(a, g, c0, n);
-        break;
-    }
-  }
-}
-
-// Applies op to every element, 16 lanes at a time, masked at the row's end.
+// Applies op to every element, 16 lanes at a time; the row's last partial vector masked.
 template <class Op>
 void map_i32(const Int32MapArgs& a, Op op) {
   for (int r = 0; r < a.rows; ++r) {
     const int32_t* in = a.in + r * a.ld_in;
     int32_t* out = a.out + r * a.ld_out;
     for (int c0 = 0; c0 < a.cols; c0 += kLanes) {
-      const __mmask16 m = first_lanes(a.cols - c0);
-      _mm512_mask_storeu_epi32(out + c0, m, op(_mm512_maskz_loadu_epi32(m, in + c0)));
+      const Lanes l(a.cols - c0);
+      store_i32(out + c0, l, op(_mm512_maskz_loadu_epi32(l.mask, in + c0)));
     }
   }
 }

@@ -1,6 +1,5 @@
 // Portable C++ output-pipeline routines: the path for CPUs without AVX2 and for
 // inst_set_t::anyarch. Formulas in quire/detail/Epilogue.h.
-#include <cmath>
 #include <cstdint>
 
 #include "quire/detail/Epilogue.h"
@@ -8,12 +7,37 @@
 namespace quire::detail {
 namespace {
 
+// Walks the quantization groups of a row's columns without a division per element:
+// q = (col_start + c) / cols_per_group.
+class GroupCursor {
+ public:
+  explicit GroupCursor(const ZeroPointCorrection& zp)
+      : q_(zp.col_start / zp.cols_per_group),
+        pos_(zp.col_start % zp.cols_per_group),
+        cols_per_group_(zp.cols_per_group) {}
+  int q() const { return q_; }
+  void next() {
+    if (++pos_ == cols_per_group_) {
+      pos_ = 0;
+      ++q_;
+    }
+  }
+
+ private:
+  int q_;
+  int pos_;
+  int cols_per_group_;
+};
+
 void requantize_u8(const RequantizeU8Args& a) {
   const int32_t lo = a.fuse_relu ? a.c_zero_point : 0;
   for (int r = 0; r < a.rows; ++r) {
-    for (int c = 0; c < a.cols; ++c) {
-      const int q = (a.zp.col_start + c) / a.zp.cols_per_group;
-      const int32_t raw = corrected_raw(a.zp, a.in[r * a.ld_in + c], r, c, q);
+    const int32_t* in = a.in + r * a.ld_in;
+    uint8_t* out = a.out + r * a.ld_out;
+    GroupCursor g(a.zp);
+    for (int c = 0; c < a.cols; ++c, g.next()) {
+      const int q = g.q();
+      const int32_t raw = corrected_raw(a.zp, in[c], r, c, q);
       float x;
       switch (a.bias_kind) {
         case BiasKind::int32:
@@ -26,20 +50,23 @@ void requantize_u8(const RequantizeU8Args& a) {
         default:
           x = static_cast<float>(raw) * a.multiplier[q];
       }
-      a.out[r * a.ld_out + c] = round_to_u8(x, a.c_zero_point, lo);
+      out[c] = round_to_u8(x, a.c_zero_point, lo);
     }
   }
 }
 
 void requantize_f32(const RequantizeF32Args& a) {
   for (int r = 0; r < a.rows; ++r) {
-    for (int c = 0; c < a.cols; ++c) {
-      const int q = (a.zp.col_start + c) / a.zp.cols_per_group;
-      const int32_t raw = corrected_raw(a.zp, a.in[r * a.ld_in + c], r, c, q);
+    const int32_t* in = a.in + r * a.ld_in;
+    float* out = a.out + r * a.ld_out;
+    GroupCursor g(a.zp);
+    for (int c = 0; c < a.cols; ++c, g.next()) {
+      const int q = g.q();
+      const int32_t raw = corrected_raw(a.zp, in[c], r, c, q);
       float res = static_cast<float>(raw) * (a.a_scale * a.b_scale[q]);
       if (a.bias != nullptr) res = res + a.bias[c];
       if (a.fuse_relu) res = relu_f32(res);
-      a.out[r * a.ld_out + c] = res;
+      out[c] = res;
     }
   }
 }

@@ -6,7 +6,7 @@
 namespace quire::jit {
 
 // The u8 x s8 -> s32 kernel for an mr x nr tile on a JIT path (avx2, avx_vnni, avx512,
-// avx512_vnni). Generated on first request; concurrent first requests for the same key
+// avx512_vnni_ymm, avx512_vnni). Generated on first request; concurrent first requests for the same key
 // wait for one generation. Throws std::invalid_argument if mr x nr does not fit the
 // ISA's registers (see registers_fit) and std::runtime_error if asmjit fails.
 detail::MicroKernelFn kernel(detail::Isa isa, int mr, int nr);

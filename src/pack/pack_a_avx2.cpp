@@ -1,6 +1,6 @@
 // A-block packing with AVX2: 32-byte copies, row sums with vpsadbw in the same pass,
 // and a scalar tail (AVX2 has no byte-masked loads).
-#include <immintrin.h>
+#include "common/intrinsics.h"
 
 #include "pack/pack_a.h"
 

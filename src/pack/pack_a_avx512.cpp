@@ -2,7 +2,7 @@
 // same pass (vpsadbw against zero sums 8 bytes into each 64-bit lane). The per-row
 // 8-lane totals are reduced eight rows at a time with a transpose-add tree, so short
 // rows (K = 36 in convolutions) cost a few instructions each.
-#include <immintrin.h>
+#include "common/intrinsics.h"
 
 #include "pack/pack_a.h"
 

@@ -13,8 +13,9 @@ void check_a_source(const ASource& a, const char* where) {
   check_arg(a.cols % a.groups == 0, where, "groups", a.groups, "must divide nCol (K)");
   check_not_null(a.data, where, "smat");
   const int64_t row_len = a.transposed ? a.rows : a.cols;
-  check_arg(a.ld >= row_len, where, "ld", a.ld,
-            a.transposed ? "must be >= nRow for a transposed A" : "must be >= nCol");
+  check_arg(a.ld >= row_len && a.ld <= INT32_MAX, where, "ld", a.ld,
+            a.transposed ? "must be >= nRow for a transposed A and fit int32"
+                         : "must be >= nCol and fit int32");
   check_product(a.rows, a.cols, where, "nRow x nCol");
 }
 

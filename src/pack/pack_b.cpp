@@ -39,6 +39,9 @@ PackedBLayout make_b_layout(matrix_op_t trans, int32_t nRow, int32_t nCol, const
   check_arg(ld >= row_len, where, "ld", ld,
             trans == matrix_op_t::NoTranspose ? "must be >= nCol" : "must be >= nRow / groups");
   check_product(nRow, nCol, where, "nRow x nCol");
+  // Exactness: K products of at most 255 * 128 must sum within int32.
+  check_arg(k_per_group <= kMaxExactK, where, "nRow / groups", k_per_group,
+            "must be <= 65793 so that int32 accumulation cannot overflow");
   PackedBLayout l{k_per_group, nCol, groups, panel_width, (k_per_group + 3) & ~3};
   check_product(l.total_bytes() / panel_width, panel_width, where, "packed bytes");
   return l;

@@ -1,12 +1,52 @@
 // kQuantPortable: the scalar loops, for CPUs without AVX2 and as the reference every
 // vector table must match bit for bit.
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
-#include "quant/portable_kernels.h"
+#include "quire/detail/QuantKernels.h"
 
 namespace quire::detail {
-namespace portable {
+
+int32_t quantize_one(float src, const QuantizeArgs& a) {
+  const float t = src * a.inv_scale;
+  const float r = a.legacy ? std::nearbyint(t + a.zero_point) : std::nearbyint(t) + a.zero_point;
+  return saturate_quantized(r, a);
+}
+
+namespace {
+
+template <class T>
+void quantize(const float* src, T* dst, int64_t len, const QuantizeArgs& args) {
+  for (int64_t i = 0; i < len; ++i) dst[i] = static_cast<T>(quantize_one(src[i], args));
+}
+
+template <class T>
+void quantize_channels(const float* src, T* dst, int64_t len, const float* inv_scale,
+                       const float* zero_point, const QuantizeArgs& args) {
+  QuantizeArgs a = args;
+  a.legacy = true;
+  for (int64_t i = 0; i < len; ++i) {
+    a.inv_scale = inv_scale[i];
+    a.zero_point = zero_point[i];
+    dst[i] = static_cast<T>(quantize_one(src[i], a));
+  }
+}
+
+template <class T>
+void dequantize(const T* src, float* dst, int64_t len, float scale, int32_t zero_point) {
+  for (int64_t i = 0; i < len; ++i) dst[i] = dequantize_one(src[i], scale, zero_point);
+}
+
+template <class T>
+void requantize(const int32_t* src, T* dst, int64_t len, const RequantizeArgs& args) {
+  for (int64_t i = 0; i < len; ++i) dst[i] = static_cast<T>(requantize_one(src[i], args));
+}
+
+template <class T>
+void requantize_fixed(const int32_t* src, T* dst, int64_t len, const RequantizeFixedArgs& args) {
+  for (int64_t i = 0; i < len; ++i) dst[i] = static_cast<T>(requantize_fixed_one(src[i], args));
+}
 
 void fused_quantize_dequantize(const float* src, float* dst, int64_t len,
                                const QuantizeArgs& args, float scale, int32_t zero_point) {
@@ -22,8 +62,8 @@ void find_min_max(const float* src, int64_t len, float* min, float* max) {
     if (src[i] < lo) lo = src[i];
     if (src[i] > hi) hi = src[i];
   }
-  *min = lo;
-  *max = hi;
+  *min = lo + 0.0f;  // -0 -> +0
+  *max = hi + 0.0f;
 }
 
 void rowwise_quantize(const float* in, int cols, int bit_rate, float bias, float inv_scale,
@@ -60,9 +100,7 @@ void float_to_bfloat16(const float* src, bfloat16* dst, int64_t len) {
   for (int64_t i = 0; i < len; ++i) dst[i] = cpu_float2bfloat16(src[i]);
 }
 
-}  // namespace portable
-
-using namespace portable;
+}  // namespace
 
 constinit const QuantKernels kQuantPortable = {
     quantize<uint8_t>, quantize<int8_t>, quantize<uint16_t>, quantize<int16_t>,

@@ -38,7 +38,7 @@ void requantize_u8(uint8_t* out, const int32_t* inp, const block_type_t& block, 
     for (int c = 0; c < block.col_size; ++c) {
       const int j = block.col_start + c;
       const int q = quant_group(p, j);
-      const int32_t raw = corrected_raw(p, inp[r * ld_in + c], r, j);
+      const int32_t raw = corrected_raw(p, inp[int64_t{r} * ld_in + c], r, j);
       float x;
       if (bias == nullptr) {
         x = static_cast<float>(raw) * C_multiplier[q];
@@ -52,7 +52,7 @@ void requantize_u8(uint8_t* out, const int32_t* inp, const block_type_t& block, 
       // keeps the conversion to an integer defined for any finite x.
       const double rounded = std::nearbyint(static_cast<double>(x)) + C_zero_point;
       const double lo = fuse_relu ? C_zero_point : 0;
-      out[(block.row_start + r) * ld_out + j] =
+      out[int64_t{block.row_start + r} * ld_out + j] =
           static_cast<uint8_t>(std::clamp(rounded, lo, 255.0));
     }
   }
@@ -72,10 +72,10 @@ void requantize_f32(float* out, const int32_t* inp, const block_type_t& block, i
     for (int c = 0; c < block.col_size; ++c) {
       const int j = block.col_start + c;
       const float scale = Aq_scale * Bq_scale[quant_group(p, j)];
-      float res = static_cast<float>(corrected_raw(p, inp[r * ld_in + c], r, j)) * scale;
+      float res = static_cast<float>(corrected_raw(p, inp[int64_t{r} * ld_in + c], r, j)) * scale;
       if (bias != nullptr) res = res + bias[j];
       if (fuse_relu) res = std::max(0.0f, res);
-      out[(block.row_start + r) * ld_out + j] = res;
+      out[int64_t{block.row_start + r} * ld_out + j] = res;
     }
   }
 }
@@ -84,8 +84,9 @@ void scale_i32(int32_t* out, const int32_t* inp, const block_type_t& block, int 
                int ld_in, int32_t scale) {
   for (int r = 0; r < block.row_size; ++r) {
     for (int c = 0; c < block.col_size; ++c) {
-      const uint32_t v = static_cast<uint32_t>(inp[r * ld_in + c]) * static_cast<uint32_t>(scale);
-      out[(block.row_start + r) * ld_out + block.col_start + c] = static_cast<int32_t>(v);
+      const uint32_t v =
+          static_cast<uint32_t>(inp[int64_t{r} * ld_in + c]) * static_cast<uint32_t>(scale);
+      out[int64_t{block.row_start + r} * ld_out + block.col_start + c] = static_cast<int32_t>(v);
     }
   }
 }
@@ -94,8 +95,8 @@ void relu_i32(int32_t* out, const int32_t* inp, const block_type_t& block, int l
               int ld_in, int32_t zero_pt) {
   for (int r = 0; r < block.row_size; ++r)
     for (int c = 0; c < block.col_size; ++c)
-      out[(block.row_start + r) * ld_out + block.col_start + c] =
-          std::max(zero_pt, inp[r * ld_in + c]);
+      out[int64_t{block.row_start + r} * ld_out + block.col_start + c] =
+          std::max(zero_pt, inp[int64_t{r} * ld_in + c]);
 }
 
 }  // namespace quire::ref

@@ -21,7 +21,7 @@ struct MicroKernelArgs {
   const int8_t* b;          // B panel at the first k step and the slice's first column
   int32_t* c;               // C at the tile's top-left element
   int64_t k4_steps;         // number of 4-deep K steps (K block padded to 4)
-  int64_t lda;              // bytes between rows of the A block (a multiple of 4)
+  int64_t lda;              // bytes between rows of the A block (packed: KCB; in place: the caller's ld)
   int64_t a_panel_stride;   // bytes between consecutive row panels (mr * lda)
   int64_t b_step;           // bytes between k steps of the B panel (= 4 * panel columns)
   int64_t ldc_bytes;        // bytes between rows of C
@@ -47,8 +47,6 @@ struct IsaRecord {
   inst_set_t inst_set;
   const char* name;
   int int32_lanes;            // int32 lanes per vector register
-  int vector_registers;       // architectural vector registers available
-  int max_accumulators;       // MR * NR / int32_lanes must not exceed this
   BlockingFactors blocking;   // default blocking factors
   MicroKernelFn (*kernel)(int mr, int nr);  // kernel for an mr x nr tile (cached)
   // Kernel packing several rows per vector for 3 <= nr <= 8 columns and tiles of up to

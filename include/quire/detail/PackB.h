@@ -20,7 +20,16 @@ struct PackedBLayout {
   int64_t panel_bytes() const { return int64_t{padded_k} * panel_width; }
   int64_t group_bytes() const { return panel_bytes() * panels(); }
   int64_t total_bytes() const { return group_bytes() * groups; }
+  // Bytes to allocate: the kernels load whole vectors of a step, which may run past the
+  // last step of a panel narrower than the vector (B packed under another path), so the
+  // buffer ends with one vector of slack whose lanes are never used.
+  static constexpr int64_t kReadSlack = 64;
+  int64_t allocation_bytes() const { return total_bytes() + kReadSlack; }
 };
+
+// Largest K (per group) whose sum of u8 x s8 products always fits int32:
+// 65793 * 255 * 128 = 2147483520 < 2^31.
+inline constexpr int32_t kMaxExactK = 65793;
 
 // Validates PackBMatrix's arguments and returns the layout; throws std::invalid_argument.
 PackedBLayout make_b_layout(matrix_op_t trans, int32_t nRow, int32_t nCol, const void* smat,

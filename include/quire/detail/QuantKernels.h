@@ -164,11 +164,10 @@ inline int32_t saturate_quantized(float r, const QuantizeArgs& a) {
   return static_cast<int32_t>(r);
 }
 
-inline int32_t quantize_one(float src, const QuantizeArgs& a) {
-  const float t = src * a.inv_scale;
-  const float r = a.legacy ? std::nearbyint(t + a.zero_point) : std::nearbyint(t) + a.zero_point;
-  return saturate_quantized(r, a);
-}
+// Out of line, in the library (built with -ffp-contract=off): inlined into a client
+// built with contraction on, src * inv_scale + zero_point could become one fused
+// multiply-add and round differently from the vector paths.
+int32_t quantize_one(float src, const QuantizeArgs& a);
 
 template <class T>
 float dequantize_one(T src, float scale, int32_t zero_point) {

@@ -1,0 +1,285 @@
+// The fused row-wise formats of embedding tables.
+//
+// 8-bit, float scale and bias (cols + 8 bytes per row: codes, scale, bias):
+//   min, max = the row's (FindMinMax; rowwise_min_max if given); a row with no
+//   columns or nothing but NaN uses 0, 0
+//   range = max - min, scale = range / 255, bias = min, inv = 255 / (range + 1e-8f)
+//   q = clamp(nearbyint((x - bias) * inv), 0, 255), NaN -> 0
+// N-bit (2, 4, 8), half scale and bias (ceil(cols * bit_rate / 8) + 4 bytes per row):
+//   bias = half(min) (round to nearest even), read back as float
+//   range = max - bias; scale = range > 0 ? range / (2^bit_rate - 1) : 1
+//   scale = half(scale) read back; if it is 0 (underflow) it becomes 1, so the row
+//   stores the scale it was quantized with; inv = 1 / scale
+//   q = clamp(nearbyint((x - bias) * inv), 0, 2^bit_rate - 1), NaN -> 0
+//   A row whose scale does not fit half (range / (2^bit_rate - 1) > 65504) stores an
+//   infinite scale and dequantizes to NaN.
+// Dequantize: x = q * scale + bias in float, then rounded (nearest even) to the output
+// type. All the arithmetic is done in this file or by the kernels' exact formulas, so
+// every ISA gives the same bytes.
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "quant/checks.h"
+#include "quant/kernel_select.h"
+#include "quire/QuantUtils.h"
+
+namespace quire {
+namespace {
+
+using detail::QuantKernels;
+
+// Half rows are converted to float (or back) in this per-thread buffer, in L1.
+float* row_buffer(int cols) {
+  thread_local std::vector<float> buffer;
+  if (buffer.size() < static_cast<size_t>(cols)) buffer.resize(static_cast<size_t>(cols));
+  return buffer.data();
+}
+
+template <class In>
+float to_float(In v) {
+  if constexpr (std::is_same_v<In, float>) {
+    return v;
+  } else {
+    return cpu_half2float(v);
+  }
+}
+
+template <class In>
+const float* row_as_float(const QuantKernels& k, const In* row, int cols) {
+  if constexpr (std::is_same_v<In, float>) {
+    return row;
+  } else {
+    float* buffer = row_buffer(cols);
+    k.half_to_float(row, buffer, cols);
+    return buffer;
+  }
+}
+
+// The row's (min, max): given, or found with NaN ignored; (0, 0) when there is none.
+template <class In>
+std::pair<float, float> row_range(const QuantKernels& k, const char* where, const float* row,
+                                  int cols, const In* rowwise_min_max, size_t r) {
+  if (rowwise_min_max != nullptr) {
+    const float lo = to_float(rowwise_min_max[r * kRowwiseMinMaxNumCols]);
+    const float hi = to_float(rowwise_min_max[r * kRowwiseMinMaxNumCols + 1]);
+    if (!(lo <= hi)) {
+      const std::string name = "rowwise_min_max[" + std::to_string(r) + "]";
+      detail::fail_float(where, name.c_str(), lo, "(min) must be <= max and not NaN");
+    }
+    return {lo, hi};
+  }
+  float lo = 0, hi = 0;
+  k.find_min_max(row, cols, &lo, &hi);
+  if (!(lo <= hi)) return {0.0f, 0.0f};
+  return {lo, hi};
+}
+
+// Dequantizes a row into out, through the float buffer when Out is a 16-bit type.
+template <class Out, bool kBf16Bits>
+void dequantize_row(const QuantKernels& k, const uint8_t* codes, int cols, int bit_rate,
+                    float scale, float bias, Out* out) {
+  if constexpr (std::is_same_v<Out, float>) {
+    k.rowwise_dequantize(codes, cols, bit_rate, scale, bias, out);
+  } else {
+    float* buffer = row_buffer(cols);
+    k.rowwise_dequantize(codes, cols, bit_rate, scale, bias, buffer);
+    if constexpr (std::is_same_v<Out, bfloat16> || kBf16Bits) {
+      k.float_to_bfloat16(buffer, reinterpret_cast<bfloat16*>(out), cols);
+    } else {
+      k.float_to_half(buffer, out, cols);
+    }
+  }
+}
+
+// The values side (float or half) is empty when rows or cols is 0; the fused side has
+// scale and bias even for 0 columns.
+void check_shape(const char* where, size_t rows, int cols, const void* values,
+                 const char* values_name, const void* fused, const char* fused_name) {
+  detail::check_arg(cols >= 0, where, "input_columns", cols, "must be >= 0");
+  if (rows > 0 && cols > 0) detail::check_not_null(values, where, values_name);
+  if (rows > 0) detail::check_not_null(fused, where, fused_name);
+}
+
+void check_bit_rate(const char* where, int bit_rate) {
+  detail::check_arg(bit_rate == 2 || bit_rate == 4 || bit_rate == 8, where, "bit_rate", bit_rate,
+                    "must be 2, 4 or 8");
+}
+
+int code_bytes(int cols, int bit_rate) {
+  const int per_byte = 8 / bit_rate;
+  return (cols + per_byte - 1) / per_byte;
+}
+
+template <class In>
+void to_nbit(const QuantKernels& k, int bit_rate, const In* input, size_t rows, int cols,
+             uint8_t* output, const In* rowwise_min_max) {
+  constexpr const char* kWhere = "FloatOrHalfToFusedNBitRowwiseQuantizedSBHalf";
+  check_bit_rate(kWhere, bit_rate);
+  check_shape(kWhere, rows, cols, input, "input", output, "output");
+  const int bytes = code_bytes(cols, bit_rate);
+  const auto levels = static_cast<float>((1 << bit_rate) - 1);
+  for (size_t r = 0; r < rows; ++r) {
+    const float* row = row_as_float(k, input + r * static_cast<size_t>(cols), cols);
+    const auto [lo, hi] = row_range(k, kWhere, row, cols, rowwise_min_max, r);
+    const float16 bias_h = cpu_float2half_rn(lo);
+    const float bias = cpu_half2float(bias_h);
+    const float range = hi - bias;
+    float16 scale_h = cpu_float2half_rn(range > 0.0f ? range / levels : 1.0f);
+    if (cpu_half2float(scale_h) == 0.0f) scale_h = cpu_float2half_rn(1.0f);
+    const float inv_scale = 1.0f / cpu_half2float(scale_h);
+    uint8_t* out = output + r * static_cast<size_t>(bytes + 2 * sizeof(float16));
+    k.rowwise_quantize(row, cols, bit_rate, bias, inv_scale, out);
+    std::memcpy(out + bytes, &scale_h, sizeof(scale_h));
+    std::memcpy(out + bytes + sizeof(scale_h), &bias_h, sizeof(bias_h));
+  }
+}
+
+template <class Out, bool kBf16Bits>
+void from_nbit(const QuantKernels& k, int bit_rate, const uint8_t* input, size_t rows, int cols,
+               Out* output, bool scale_bias_last) {
+  constexpr const char* kWhere = "FusedNBitRowwiseQuantizedSBHalfToFloatOrHalf";
+  check_bit_rate(kWhere, bit_rate);
+  check_shape(kWhere, rows, cols, output, "output", input, "input");
+  const int bytes = code_bytes(cols, bit_rate);
+  const size_t in_stride = static_cast<size_t>(bytes) + 2 * sizeof(float16);
+  for (size_t r = 0; r < rows; ++r) {
+    const uint8_t* in = input + r * in_stride;
+    const uint8_t* scale_bias = scale_bias_last ? in + bytes : in;
+    const uint8_t* codes = scale_bias_last ? in : in + 2 * sizeof(float16);
+    float16 scale_h, bias_h;
+    std::memcpy(&scale_h, scale_bias, sizeof(scale_h));
+    std::memcpy(&bias_h, scale_bias + sizeof(scale_h), sizeof(bias_h));
+    dequantize_row<Out, kBf16Bits>(k, codes, cols, bit_rate, cpu_half2float(scale_h),
+                                   cpu_half2float(bias_h), output + r * static_cast<size_t>(cols));
+  }
+}
+
+template <class In>
+void to_8bit(const QuantKernels& k, const In* input, size_t rows, int cols, uint8_t* output,
+             const In* rowwise_min_max) {
+  constexpr const char* kWhere = "FloatOrHalfToFused8BitRowwiseQuantizedSBFloat";
+  check_shape(kWhere, rows, cols, input, "input", output, "output");
+  for (size_t r = 0; r < rows; ++r) {
+    const float* row = row_as_float(k, input + r * static_cast<size_t>(cols), cols);
+    const auto [lo, hi] = row_range(k, kWhere, row, cols, rowwise_min_max, r);
+    const float range = hi - lo;
+    const float scale = range / 255.0f, bias = lo;
+    const float inv_scale = 255.0f / (range + 1e-8f);
+    uint8_t* out = output + r * (static_cast<size_t>(cols) + 2 * sizeof(float));
+    k.rowwise_quantize(row, cols, 8, bias, inv_scale, out);
+    std::memcpy(out + cols, &scale, sizeof(scale));
+    std::memcpy(out + cols + sizeof(scale), &bias, sizeof(bias));
+  }
+}
+
+template <class Out, bool kBf16Bits>
+void from_8bit(const QuantKernels& k, const uint8_t* input, size_t rows, int cols, Out* output) {
+  constexpr const char* kWhere = "Fused8BitRowwiseQuantizedSBFloatToFloatOrHalf";
+  check_shape(kWhere, rows, cols, output, "output", input, "input");
+  const size_t in_stride = static_cast<size_t>(cols) + 2 * sizeof(float);
+  for (size_t r = 0; r < rows; ++r) {
+    const uint8_t* in = input + r * in_stride;
+    float scale, bias;
+    std::memcpy(&scale, in + cols, sizeof(scale));
+    std::memcpy(&bias, in + cols + sizeof(scale), sizeof(bias));
+    dequantize_row<Out, kBf16Bits>(k, in, cols, 8, scale, bias,
+                                   output + r * static_cast<size_t>(cols));
+  }
+}
+
+}  // namespace
+
+template <typename InputType>
+void FloatOrHalfToFusedNBitRowwiseQuantizedSBHalf(int bit_rate, const InputType* input,
+                                                  size_t input_rows, int input_columns,
+                                                  uint8_t* output,
+                                                  const InputType* rowwise_min_max) {
+  to_nbit(detail::quant_kernels(), bit_rate, input, input_rows, input_columns, output,
+          rowwise_min_max);
+}
+
+template <typename OutputType, bool is_uint16_t_of_type_bf16>
+void FusedNBitRowwiseQuantizedSBHalfToFloatOrHalf(int bit_rate, const uint8_t* input,
+                                                  size_t input_rows, int input_columns,
+                                                  OutputType* output, bool scale_bias_last) {
+  from_nbit<OutputType, is_uint16_t_of_type_bf16>(detail::quant_kernels(), bit_rate, input,
+                                                  input_rows, input_columns, output,
+                                                  scale_bias_last);
+}
+
+template <typename InputType>
+void FloatOrHalfToFused8BitRowwiseQuantizedSBFloat(const InputType* input, size_t input_rows,
+                                                   int input_columns, uint8_t* output,
+                                                   const InputType* rowwise_min_max) {
+  to_8bit(detail::quant_kernels(), input, input_rows, input_columns, output, rowwise_min_max);
+}
+
+template <typename OutputType, bool is_uint16_t_of_type_bf16>
+void Fused8BitRowwiseQuantizedSBFloatToFloatOrHalf(const uint8_t* input, size_t input_rows,
+                                                   int input_columns, OutputType* output) {
+  from_8bit<OutputType, is_uint16_t_of_type_bf16>(detail::quant_kernels(), input, input_rows,
+                                                  input_columns, output);
+}
+
+template <typename InputType>
+void FloatOrHalfToFusedNBitRowwiseQuantizedSBHalfRef(int bit_rate, const InputType* input,
+                                                     size_t input_rows, int input_columns,
+                                                     uint8_t* output) {
+  to_nbit<InputType>(detail::kQuantPortable, bit_rate, input, input_rows, input_columns, output,
+                     nullptr);
+}
+
+template <typename OutputType, bool is_uint16_t_of_type_bf16>
+void FusedNBitRowwiseQuantizedSBHalfToFloatOrHalfRef(int bit_rate, const uint8_t* input,
+                                                     size_t input_rows, int input_columns,
+                                                     OutputType* output, bool scale_bias_last) {
+  from_nbit<OutputType, is_uint16_t_of_type_bf16>(detail::kQuantPortable, bit_rate, input,
+                                                  input_rows, input_columns, output,
+                                                  scale_bias_last);
+}
+
+template <typename InputType>
+void FloatOrHalfToFused8BitRowwiseQuantizedSBFloatRef(const InputType* input, size_t input_rows,
+                                                      int input_columns, uint8_t* output) {
+  to_8bit<InputType>(detail::kQuantPortable, input, input_rows, input_columns, output, nullptr);
+}
+
+template <typename OutputType, bool is_uint16_t_of_type_bf16>
+void Fused8BitRowwiseQuantizedSBFloatToFloatOrHalfRef(const uint8_t* input, size_t input_rows,
+                                                      int input_columns, OutputType* output) {
+  from_8bit<OutputType, is_uint16_t_of_type_bf16>(detail::kQuantPortable, input, input_rows,
+                                                  input_columns, output);
+}
+
+#define QUIRE_INSTANTIATE_ROWWISE_IN(In)                                                    \
+  template void FloatOrHalfToFusedNBitRowwiseQuantizedSBHalf<In>(int, const In*, size_t, int, \
+                                                                 uint8_t*, const In*);       \
+  template void FloatOrHalfToFused8BitRowwiseQuantizedSBFloat<In>(const In*, size_t, int,    \
+                                                                  uint8_t*, const In*);      \
+  template void FloatOrHalfToFusedNBitRowwiseQuantizedSBHalfRef<In>(int, const In*, size_t,  \
+                                                                    int, uint8_t*);          \
+  template void FloatOrHalfToFused8BitRowwiseQuantizedSBFloatRef<In>(const In*, size_t, int, \
+                                                                     uint8_t*);
+QUIRE_INSTANTIATE_ROWWISE_IN(float)
+QUIRE_INSTANTIATE_ROWWISE_IN(float16)
+#undef QUIRE_INSTANTIATE_ROWWISE_IN
+
+#define QUIRE_INSTANTIATE_ROWWISE_OUT(Out, Bf16)                                             \
+  template void FusedNBitRowwiseQuantizedSBHalfToFloatOrHalf<Out, Bf16>(                     \
+      int, const uint8_t*, size_t, int, Out*, bool);                                         \
+  template void Fused8BitRowwiseQuantizedSBFloatToFloatOrHalf<Out, Bf16>(const uint8_t*,     \
+                                                                         size_t, int, Out*); \
+  template void FusedNBitRowwiseQuantizedSBHalfToFloatOrHalfRef<Out, Bf16>(                  \
+      int, const uint8_t*, size_t, int, Out*, bool);                                         \
+  template void Fused8BitRowwiseQuantizedSBFloatToFloatOrHalfRef<Out, Bf16>(                 \
+      const uint8_t*, size_t, int, Out*);
+QUIRE_INSTANTIATE_ROWWISE_OUT(float, false)
+QUIRE_INSTANTIATE_ROWWISE_OUT(float16, false)
+QUIRE_INSTANTIATE_ROWWISE_OUT(float16, true)
+QUIRE_INSTANTIATE_ROWWISE_OUT(bfloat16, false)
+#undef QUIRE_INSTANTIATE_ROWWISE_OUT
+
+}  // namespace quire

@@ -1,0 +1,179 @@
+// The vector vocabulary of the quantization kernels on AVX-512 (F/BW/VL/DQ): 16 float
+// or int32 lanes per zmm. Included only by *_avx512.cpp files; everything has internal
+// linkage, so no AVX-512 code can leak into another translation unit through the
+// linker. The kernels themselves are written once, in simd_kernels.h.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+// GCC 12's AVX-512 intrinsics start unmasked results from a self-initialized "undefined"
+// vector, which -W(maybe-)uninitialized reports once inlined (GCC bug 105593).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+#include <immintrin.h>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+#include "quire/FloatConversion.h"
+
+namespace quire::detail {
+namespace {
+
+struct Avx512 {
+  static constexpr int W = 16;
+  using F = __m512;
+  using I = __m512i;
+
+  static F loadf(const float* p) { return _mm512_loadu_ps(p); }
+  static void storef(float* p, F v) { _mm512_storeu_ps(p, v); }
+  static F set1f(float v) { return _mm512_set1_ps(v); }
+  static I set1i(int32_t v) { return _mm512_set1_epi32(v); }
+  static F add(F a, F b) { return _mm512_add_ps(a, b); }
+  static F sub(F a, F b) { return _mm512_sub_ps(a, b); }
+  static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
+  // vminps/vmaxps return the second operand when either is NaN.
+  static F min(F a, F b) { return _mm512_min_ps(a, b); }
+  static F max(F a, F b) { return _mm512_max_ps(a, b); }
+  static F round(F v) {
+    return _mm512_roundscale_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  }
+  static I cvtfi(F v) { return _mm512_cvtps_epi32(v); }  // MXCSR default: nearest even
+  static F cvtif(I v) { return _mm512_cvtepi32_ps(v); }
+  static I addi(I a, I b) { return _mm512_add_epi32(a, b); }
+  static I subi(I a, I b) { return _mm512_sub_epi32(a, b); }
+  static I maxi(I a, I b) { return _mm512_max_epi32(a, b); }
+  static I mini(I a, I b) { return _mm512_min_epi32(a, b); }
+  static I xori(I a, I b) { return _mm512_xor_si512(a, b); }
+  static bool any_negative(I v) { return _mm512_movepi32_mask(v) != 0; }
+  // Arithmetic right shift of int32 lanes by a run-time count.
+  static I srai(I v, int n) { return _mm512_sra_epi32(v, _mm_cvtsi32_si128(n)); }
+  // 64-bit lanes: the signed products of the even int32 elements; high dwords moved low.
+  static I mul_even(I a, I b) { return _mm512_mul_epi32(a, b); }
+  static I add64(I a, I b) { return _mm512_add_epi64(a, b); }
+  static I set1_64(int64_t v) { return _mm512_set1_epi64(v); }
+  // The odd int32 elements moved to the even lanes (where vpmuldq reads them).
+  static I odd_to_even(I v) { return _mm512_shuffle_epi32(v, static_cast<_MM_PERM_ENUM>(0xF5)); }
+  // The high dwords of the 64-bit lanes of even and odd, interleaved: element 2k from
+  // even's lane k, 2k+1 from odd's lane k (one vpermt2d).
+  static I high_dwords(I even, I odd) {
+    const __m512i idx =
+        _mm512_setr_epi32(1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31);
+    return _mm512_permutex2var_epi32(even, idx, odd);
+  }
+  // r > bound ? b : a, lane by lane (false for NaN).
+  static I select_gt(F r, F bound, I a, I b) {
+    return _mm512_mask_mov_epi32(a, _mm512_cmp_ps_mask(r, bound, _CMP_GT_OQ), b);
+  }
+  static float hmin(F v) { return _mm512_reduce_min_ps(v); }
+  static float hmax(F v) { return _mm512_reduce_max_ps(v); }
+
+  // Integer loads widened to int32 lanes, and stores narrowed from in-range lanes.
+  static I load(const uint8_t* p) { return _mm512_cvtepu8_epi32(_mm_loadu_si128(cp128(p))); }
+  static I load(const int8_t* p) { return _mm512_cvtepi8_epi32(_mm_loadu_si128(cp128(p))); }
+  static I load(const uint16_t* p) { return _mm512_cvtepu16_epi32(_mm256_loadu_si256(cp256(p))); }
+  static I load(const int16_t* p) { return _mm512_cvtepi16_epi32(_mm256_loadu_si256(cp256(p))); }
+  static I load(const int32_t* p) { return _mm512_loadu_si512(p); }
+  static void store(uint8_t* p, I v) { _mm_storeu_si128(p128(p), _mm512_cvtepi32_epi8(v)); }
+  static void store(int8_t* p, I v) { _mm_storeu_si128(p128(p), _mm512_cvtepi32_epi8(v)); }
+  static void store(uint16_t* p, I v) { _mm256_storeu_si256(p256(p), _mm512_cvtepi32_epi16(v)); }
+  static void store(int16_t* p, I v) { _mm256_storeu_si256(p256(p), _mm512_cvtepi32_epi16(v)); }
+  static void store(int32_t* p, I v) { _mm512_storeu_si512(p, v); }
+  // Four vectors to 4 W consecutive elements (vpmovdb/vpmovdw are cheap here).
+  template <class T>
+  static void store4(T* p, I a, I b, I c, I d) {
+    store(p, a);
+    store(p + W, b);
+    store(p + 2 * W, c);
+    store(p + 3 * W, d);
+  }
+
+  // (float)((double)q - zp) per lane: exact difference, rounded once.
+  static F diff_to_float(I q, double zp) {
+    const __m512d z = _mm512_set1_pd(zp);
+    const __m512d lo = _mm512_sub_pd(_mm512_cvtepi32_pd(_mm512_castsi512_si256(q)), z);
+    const __m512d hi = _mm512_sub_pd(_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(q, 1)), z);
+    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);
+  }
+
+  // clamp((double)zp + (double)r, qmin, qmax) per lane, NaN -> qmin.
+  static I add_clamp_wide(F r, double zp, double qmin, double qmax) {
+    const __m512d z = _mm512_set1_pd(zp), lo = _mm512_set1_pd(qmin), hi = _mm512_set1_pd(qmax);
+    auto one = [&](__m256 half) {
+      const __m512d v = _mm512_add_pd(z, _mm512_cvtps_pd(half));
+      return _mm512_cvtpd_epi32(_mm512_min_pd(_mm512_max_pd(v, lo), hi));
+    };
+    const __m256i a = one(_mm512_castps512_ps256(r)), b = one(_mm512_extractf32x8_ps(r, 1));
+    return _mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1);
+  }
+
+  // clamp(zp + round_half_up(src * multiplier >> shift), qmin, qmax) in 64 bits; the
+  // rounding is (p >> s) + ((p >> (s - 1)) & 1), or p itself when kShift is false.
+  template <bool kShift>
+  static I requantize_fixed(I src, I multiplier, int shift, int64_t zp, int64_t qmin,
+                            int64_t qmax) {
+    const __m128i s = _mm_cvtsi32_si128(shift), s1 = _mm_cvtsi32_si128(shift - 1);
+    const __m512i one = _mm512_set1_epi64(1), z = _mm512_set1_epi64(zp);
+    const __m512i lo = _mm512_set1_epi64(qmin), hi = _mm512_set1_epi64(qmax);
+    auto lanes = [&](__m512i x) {  // x: the int32 values in the low half of each qword
+      __m512i p = _mm512_mul_epi32(x, multiplier);
+      if constexpr (kShift) {
+        p = _mm512_add_epi64(_mm512_sra_epi64(p, s),
+                             _mm512_and_si512(_mm512_srl_epi64(p, s1), one));
+      }
+      return _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(p, z), lo), hi);
+    };
+    const __m512i even = lanes(src), odd = lanes(_mm512_srli_epi64(src, 32));
+    return _mm512_mask_blend_epi32(0xAAAA, even, _mm512_slli_epi64(odd, 32));
+  }
+
+  // The low W bytes of an in-range int32 vector (bytes 0..W-1 of an xmm).
+  static __m128i to_bytes(I v) { return _mm512_cvtepi32_epi8(v); }
+  // W bytes (the low W bytes of an xmm) widened to int32 lanes.
+  static I from_bytes(__m128i b) { return _mm512_cvtepu8_epi32(b); }
+  // Variable right shift per lane.
+  static I srlv(I v, I s) { return _mm512_srlv_epi32(v, s); }
+  static I andi(I a, I b) { return _mm512_and_si512(a, b); }
+  static I lane_pattern(const int32_t* p) { return _mm512_loadu_si512(p); }
+
+  static void store_half(float16* p, F v) {
+    _mm256_storeu_si256(p256(p), _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  }
+  static F load_half(const float16* p) { return _mm512_cvtph_ps(_mm256_loadu_si256(cp256(p))); }
+  static void store_u16(uint16_t* p, I v) { store(p, v); }
+  static I bits(F v) { return _mm512_castps_si512(v); }
+  template <int N>
+  static I srli(I v) {
+    return _mm512_srli_epi32(v, N);
+  }
+  static I ori(I a, I b) { return _mm512_or_si512(a, b); }
+  // a > b (signed) ? y : x
+  static I select_gti(I a, I b, I x, I y) {
+    return _mm512_mask_mov_epi32(x, _mm512_cmpgt_epi32_mask(a, b), y);
+  }
+
+ private:
+  template <class T>
+  static const __m128i* cp128(const T* p) {
+    return reinterpret_cast<const __m128i*>(p);
+  }
+  template <class T>
+  static const __m256i* cp256(const T* p) {
+    return reinterpret_cast<const __m256i*>(p);
+  }
+  template <class T>
+  static __m128i* p128(T* p) {
+    return reinterpret_cast<__m128i*>(p);
+  }
+  template <class T>
+  static __m256i* p256(T* p) {
+    return reinterpret_cast<__m256i*>(p);
+  }
+};
+
+}  // namespace
+}  // namespace quire::detail

@@ -1,0 +1,206 @@
+// The row-wise code kernels, the 16-bit float conversions and the table of one ISA,
+// written over the vector vocabulary V (see simd_kernels.h, which includes this file).
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "quire/detail/QuantKernels.h"
+
+namespace quire::detail {
+namespace {
+
+// N bytes from / to the low end of an xmm.
+template <int N>
+__m128i load_bytes(const uint8_t* p) {
+  if constexpr (N == 16) {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  } else if constexpr (N == 8) {
+    return _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+  } else {
+    uint32_t v = 0;
+    std::memcpy(&v, p, N);
+    return _mm_cvtsi32_si128(static_cast<int>(v));
+  }
+}
+
+template <int N>
+void store_bytes(uint8_t* p, __m128i v) {
+  if constexpr (N == 16) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v);
+  } else if constexpr (N == 8) {
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(p), v);
+  } else {
+    const auto bits = static_cast<uint32_t>(_mm_cvtsi128_si32(v));
+    std::memcpy(p, &bits, N);
+  }
+}
+
+// Packs codes (one per byte, < 2^B) into B-bit fields, element k at bit (k % per_byte) * B:
+// vpmaddubsw weights adjacent bytes by 1 and 2^B; for B = 2 vpmaddwd then weights
+// adjacent pairs by 1 and 2^4.
+template <int B>
+__m128i pack_codes(__m128i bytes) {
+  if constexpr (B == 8) {
+    return bytes;
+  } else if constexpr (B == 4) {
+    const __m128i pairs = _mm_maddubs_epi16(bytes, _mm_set1_epi16(0x1001));
+    return _mm_packus_epi16(pairs, pairs);
+  } else {
+    const __m128i pairs = _mm_maddubs_epi16(bytes, _mm_set1_epi16(0x0401));
+    const __m128i quads = _mm_madd_epi16(pairs, _mm_set1_epi32(0x00100001));
+    const __m128i words = _mm_packs_epi32(quads, quads);
+    return _mm_packus_epi16(words, words);
+  }
+}
+
+// q = clamp(nearbyint((x - bias) * inv_scale), 0, 2^B - 1), NaN -> 0 (max(NaN, 0) = 0);
+// the padding of a partial vector is NaN, so unused fields of the last byte are 0.
+template <class V, int B>
+void rowwise_quantize_bits(const float* in, int cols, float bias, float inv_scale, uint8_t* out) {
+  constexpr int W = V::W, per_byte = 8 / B, out_bytes = W / per_byte;
+  const typename V::F b = V::set1f(bias), inv = V::set1f(inv_scale), zero = V::set1f(0.0f);
+  const typename V::F top = V::set1f(static_cast<float>((1 << B) - 1));
+  auto body = [&](const float* x, uint8_t* o) QUIRE_ALWAYS_INLINE {
+    const typename V::F r = V::round(V::mul(V::sub(V::loadf(x), b), inv));
+    const typename V::I q = V::cvtfi(V::min(V::max(r, zero), top));
+    store_bytes<out_bytes>(o, pack_codes<B>(V::to_bytes(q)));
+  };
+  int j = 0;
+  for (; j + W <= cols; j += W) body(in + j, out + j / per_byte);
+  if (j < cols) {
+    const int n = cols - j;
+    float x[W];
+    uint8_t o[16];
+    for (float& v : x) v = std::numeric_limits<float>::quiet_NaN();
+    std::memcpy(x, in + j, static_cast<size_t>(n) * sizeof(float));
+    body(x, o);
+    std::memcpy(out + j / per_byte, o, static_cast<size_t>((n + per_byte - 1) / per_byte));
+  }
+}
+
+template <class V>
+void rowwise_quantize(const float* in, int cols, int bit_rate, float bias, float inv_scale,
+                      uint8_t* out) {
+  switch (bit_rate) {
+    case 2: return rowwise_quantize_bits<V, 2>(in, cols, bias, inv_scale, out);
+    case 4: return rowwise_quantize_bits<V, 4>(in, cols, bias, inv_scale, out);
+    default: return rowwise_quantize_bits<V, 8>(in, cols, bias, inv_scale, out);
+  }
+}
+
+// x = q * scale + bias. Codes are spread to one byte per lane with pshufb (lane k takes
+// byte k / per_byte), widened, shifted right by (k % per_byte) * B and masked.
+template <class V, int B>
+void rowwise_dequantize_bits(const uint8_t* in, int cols, float scale, float bias, float* out) {
+  constexpr int W = V::W, per_byte = 8 / B, in_bytes = W / per_byte;
+  alignas(16) int8_t spread[16];
+  alignas(64) int32_t shift[W];
+  for (int k = 0; k < 16; ++k) spread[k] = static_cast<int8_t>(k / per_byte);
+  for (int k = 0; k < W; ++k) shift[k] = (k % per_byte) * B;
+  const __m128i spread_v = _mm_load_si128(reinterpret_cast<const __m128i*>(spread));
+  const typename V::I shift_v = V::lane_pattern(shift), mask = V::set1i((1 << B) - 1);
+  const typename V::F s = V::set1f(scale), b = V::set1f(bias);
+  auto body = [&](const uint8_t* c, float* o) QUIRE_ALWAYS_INLINE {
+    typename V::I q;
+    if constexpr (B == 8) {
+      q = V::from_bytes(load_bytes<in_bytes>(c));
+    } else {
+      q = V::andi(
+          V::srlv(V::from_bytes(_mm_shuffle_epi8(load_bytes<in_bytes>(c), spread_v)), shift_v),
+          mask);
+    }
+    V::storef(o, V::add(V::mul(V::cvtif(q), s), b));
+  };
+  int j = 0;
+  for (; j + W <= cols; j += W) body(in + j / per_byte, out + j);
+  if (j < cols) {
+    const int n = cols - j;
+    uint8_t c[16] = {};
+    float o[W];
+    std::memcpy(c, in + j / per_byte, static_cast<size_t>((n + per_byte - 1) / per_byte));
+    body(c, o);
+    std::memcpy(out + j, o, static_cast<size_t>(n) * sizeof(float));
+  }
+}
+
+template <class V>
+void rowwise_dequantize(const uint8_t* in, int cols, int bit_rate, float scale, float bias,
+                        float* out) {
+  switch (bit_rate) {
+    case 2: return rowwise_dequantize_bits<V, 2>(in, cols, scale, bias, out);
+    case 4: return rowwise_dequantize_bits<V, 4>(in, cols, scale, bias, out);
+    default: return rowwise_dequantize_bits<V, 8>(in, cols, scale, bias, out);
+  }
+}
+
+template <class V>
+void float_to_half(const float* src, float16* dst, int64_t len) {
+  for_each_vector<V>(src, dst, len, 0.0f, [](const float* in, float16* out) QUIRE_ALWAYS_INLINE {
+    V::store_half(out, V::loadf(in));
+  });
+}
+
+template <class V>
+void half_to_float(const float16* src, float* dst, int64_t len) {
+  for_each_vector<V>(src, dst, len, float16{0},
+                     [](const float16* in, float* out)
+                         QUIRE_ALWAYS_INLINE { V::storef(out, V::load_half(in)); });
+}
+
+// detail::float_bits_to_bfloat16 per lane: (u + 0x7fff + ((u >> 16) & 1)) >> 16, or
+// (u >> 16) | 0x40 for NaN.
+template <class V>
+void float_to_bfloat16(const float* src, bfloat16* dst, int64_t len) {
+  const typename V::I abs_mask = V::set1i(0x7fffffff), inf = V::set1i(0x7f800000);
+  const typename V::I round = V::set1i(0x7fff), one = V::set1i(1), quiet = V::set1i(0x40);
+  for_each_vector<V>(src, dst, len, 0.0f, [&](const float* in, bfloat16* out) QUIRE_ALWAYS_INLINE {
+    const typename V::I u = V::bits(V::loadf(in));
+    const typename V::I high = V::template srli<16>(u);
+    const typename V::I rne = V::template srli<16>(V::addi(V::addi(u, round), V::andi(high, one)));
+    const typename V::I r = V::select_gti(V::andi(u, abs_mask), inf, rne, V::ori(high, quiet));
+    V::store_u16(reinterpret_cast<uint16_t*>(out), r);
+  });
+}
+
+template <class V>
+constexpr QuantKernels make_quant_kernels() {
+  return {
+      quantize<V, uint8_t>,
+      quantize<V, int8_t>,
+      quantize<V, uint16_t>,
+      quantize<V, int16_t>,
+      quantize<V, int32_t>,
+      quantize_channels<V, uint8_t>,
+      quantize_channels<V, int8_t>,
+      quantize_channels<V, int32_t>,
+      dequantize<V, uint8_t>,
+      dequantize<V, int8_t>,
+      dequantize<V, uint16_t>,
+      dequantize<V, int16_t>,
+      dequantize<V, int32_t>,
+      fused_quantize_dequantize<V>,
+      find_min_max<V>,
+      requantize<V, uint8_t>,
+      requantize<V, int8_t>,
+      requantize<V, uint16_t>,
+      requantize<V, int16_t>,
+      requantize<V, int32_t>,
+      requantize_fixed<V, uint8_t>,
+      requantize_fixed<V, int8_t>,
+      requantize_fixed<V, uint16_t>,
+      requantize_fixed<V, int16_t>,
+      requantize_fixed<V, int32_t>,
+      rowwise_quantize<V>,
+      rowwise_dequantize<V>,
+      float_to_half<V>,
+      half_to_float<V>,
+      float_to_bfloat16<V>,
+  };
+}
+
+}  // namespace
+}  // namespace quire::detail
