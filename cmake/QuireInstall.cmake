@@ -23,5 +23,9 @@ if(BUILD_SHARED_LIBS)
 else()
   set(QUIRE_PC_DEPENDENCY_LIBS "-lasmjit -lcpuinfo -lpthread")
 endif()
+# The .pc file finds the prefix relative to where it is installed, so it stays right
+# after `cmake --install --prefix` elsewhere.
+file(RELATIVE_PATH QUIRE_PC_TO_PREFIX "${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig" "${CMAKE_INSTALL_PREFIX}")
+string(REGEX REPLACE "/$" "" QUIRE_PC_TO_PREFIX "${QUIRE_PC_TO_PREFIX}")
 configure_file(cmake/quire.pc.in ${PROJECT_BINARY_DIR}/quire.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/quire.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
