@@ -32,7 +32,7 @@
 #include <utility>
 
 #include "quire/FloatConversion.h"
-#include "quire/Utils.h"
+#include "quire/Utils.h"  // as FBGEMM's QuantUtils.h does: clients rely on it
 #include "quire/detail/QuantKernels.h"
 
 namespace quire {
@@ -228,6 +228,8 @@ void FusedQuantizeDequantize(const float* src, float* dst, std::int64_t len,
 // (a * b when right_shift is 0). right_shift in [0, 63].
 std::int64_t SaturatingRoundingMulWithShift(std::int32_t a, std::int32_t b, int right_shift);
 
+// The scalar forms with explicit precision default result_is_signed to false, as
+// FBGEMM's do; the RequantizationParams forms use T's signedness.
 template <typename T>
 T Requantize(std::int32_t src, std::int32_t zero_point, std::int32_t multiplier, int right_shift,
              int result_precision, bool result_is_signed = false) {

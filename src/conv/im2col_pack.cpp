@@ -1,0 +1,166 @@
+// im2col fused into A packing: each row of a block is described as runs of contiguous
+// input bytes and runs of the zero point, which the active path's row routine copies
+// (with the row sum fused).
+//
+// Column c of group grp's part of the im2col matrix is tap c / (IC/G), channel
+// c % (IC/G) of the group. A kernel row (taps (kt, kh, 0 .. KW-1)) spans KW * IC/G
+// columns; when G = 1, the width dilation is 1 and the convolution is not transposed,
+// its in-bounds taps read one contiguous piece of the input row, so a kernel row costs
+// at most three runs (zero point, input, zero point) whatever KW is.
+#include <algorithm>
+#include <vector>
+
+#include "conv/conv_kernels.h"
+#include "quire/detail/Check.h"
+#include "quire/detail/Im2Col.h"
+#include "quire/detail/IsaRecord.h"
+
+namespace quire::detail {
+
+void check_im2col_source(const ConvGeometry& g, const void* sdata, int32_t a_zero_point,
+                         const char* where) {
+  check_not_null(sdata, where, "sdata");
+  check_arg(a_zero_point >= 0 && a_zero_point <= 255, where, "a_zero_pt", a_zero_point,
+            "must be in [0, 255] (a uint8 activation zero point)");
+  check_arg(g.gemm_k_per_group() >= 1, where, "kernel * IC / G", g.gemm_k_per_group(),
+            "must be >= 1");
+}
+
+namespace {
+
+using conv::Im2ColRun;
+
+// Output position of row m of the im2col matrix: image n, position (t, h, w).
+struct OutPos {
+  int n;
+  int o[3];
+};
+
+OutPos out_pos(const ConvGeometry& g, int64_t m) {
+  OutPos p{};
+  p.o[2] = static_cast<int>(m % g.out[2]);
+  m /= g.out[2];
+  p.o[1] = static_cast<int>(m % g.out[1]);
+  m /= g.out[1];
+  p.o[0] = static_cast<int>(m % g.out[0]);
+  p.n = static_cast<int>(m / g.out[0]);
+  return p;
+}
+
+void advance(const ConvGeometry& g, OutPos& p) {
+  if (++p.o[2] < g.out[2]) return;
+  p.o[2] = 0;
+  if (++p.o[1] < g.out[1]) return;
+  p.o[1] = 0;
+  if (++p.o[0] < g.out[0]) return;
+  p.o[0] = 0;
+  ++p.n;
+}
+
+// Runs of one row, merged as they are appended: a copy continuing the previous copy's
+// source, or a fill after a fill, extends it.
+class RunList {
+ public:
+  explicit RunList(Im2ColRun* storage) : runs_(storage) {}
+  void clear() { n_ = 0; }
+  void add(const uint8_t* src, int len) {
+    if (n_ > 0) {
+      Im2ColRun& last = runs_[n_ - 1];
+      const bool joins = src == nullptr ? last.src == nullptr
+                                        : last.src != nullptr && last.src + last.len == src;
+      if (joins) {
+        last.len += len;
+        return;
+      }
+    }
+    runs_[n_++] = Im2ColRun{src, len};
+  }
+  const Im2ColRun* data() const { return runs_; }
+  int size() const { return n_; }
+
+ private:
+  Im2ColRun* runs_;
+  int n_ = 0;
+};
+
+// Upper bound on the runs of one row: three per kernel row, or one per tap.
+int max_runs(const ConvGeometry& g) { return 3 * g.kernel_prod() + 1; }
+
+// Appends the runs of output position p's row in group grp, columns [k0, k1).
+void build_row(const ConvGeometry& g, const uint8_t* A, const OutPos& p, int grp, int k0,
+               int k1, RunList& runs) {
+  const int icg = g.ic_per_group();
+  const int kw_count = g.kernel[2];
+  const int row_cols = kw_count * icg;
+  const bool contiguous_kw = !g.transposed && g.dilation[2] == 1 && icg == g.in_channels;
+  const int64_t pixel_bytes = g.in_channels;
+  for (int r = k0 / row_cols; r <= (k1 - 1) / row_cols; ++r) {
+    const int col0 = r * row_cols;  // group column of the kernel row's first tap
+    // Columns [col0 + c, col0 + c + len), clipped to [k0, k1); src null: zero point.
+    const auto piece = [&](const uint8_t* src, int c, int len) {
+      const int lo = std::max(col0 + c, k0), hi = std::min(col0 + c + len, k1);
+      if (hi > lo) runs.add(src != nullptr ? src + (lo - col0 - c) : nullptr, hi - lo);
+    };
+    const int it = conv_input_index(g, 0, p.o[0], r / g.kernel[1]);
+    const int ih = conv_input_index(g, 1, p.o[1], r % g.kernel[1]);
+    if (it < 0 || ih < 0) {
+      piece(nullptr, 0, row_cols);
+      continue;
+    }
+    const uint8_t* in_row =
+        A + ((int64_t{p.n} * g.in[0] + it) * g.in[1] + ih) * g.in[2] * pixel_bytes + grp * icg;
+    if (contiguous_kw) {
+      // Taps kw in [lo, hi) read input positions iw0 + kw, all inside the row.
+      const int iw0 = p.o[2] * g.stride[2] - g.pad_begin[2];
+      const int lo = std::max(0, -iw0), hi = std::min(kw_count, g.in[2] - iw0);
+      if (hi <= lo) {
+        piece(nullptr, 0, row_cols);
+        continue;
+      }
+      piece(nullptr, 0, lo * icg);
+      piece(in_row + (iw0 + lo) * pixel_bytes, lo * icg, (hi - lo) * icg);
+      piece(nullptr, hi * icg, (kw_count - hi) * icg);
+    } else {
+      const int kw_first = std::max(0, (k0 - col0) / icg);
+      const int kw_last = std::min(kw_count - 1, (k1 - 1 - col0) / icg);
+      for (int kw = kw_first; kw <= kw_last; ++kw) {
+        const int iw = conv_input_index(g, 2, p.o[2], kw);
+        piece(iw < 0 ? nullptr : in_row + iw * pixel_bytes, kw * icg, icg);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void pack_im2col_block(const ConvGeometry& g, const uint8_t* A, uint8_t a_zero_point,
+                       const block_type_t& block, uint8_t* dst, int64_t ld_dst,
+                       int32_t* row_sums) {
+  const int kg = g.gemm_k_per_group();
+  const int grp = block.col_start / kg;
+  const int k0 = block.col_start - grp * kg, k1 = k0 + block.col_size;
+  const bool accumulate = k0 != 0;
+  const int padded = (block.col_size + 3) & ~3;
+  const conv::Im2ColRowFn row_fn = conv::conv_kernels_for(active_isa()).im2col_row;
+
+  constexpr int kStackRuns = 256;
+  Im2ColRun stack_runs[kStackRuns];
+  std::vector<Im2ColRun> heap_runs;
+  Im2ColRun* storage = stack_runs;
+  if (max_runs(g) > kStackRuns) {
+    heap_runs.resize(static_cast<size_t>(max_runs(g)));
+    storage = heap_runs.data();
+  }
+  RunList runs(storage);
+
+  OutPos p = out_pos(g, block.row_start);
+  for (int i = 0; i < block.row_size; ++i, advance(g, p)) {
+    runs.clear();
+    build_row(g, A, p, grp, k0, k1, runs);
+    const int32_t sum = row_fn(runs.data(), runs.size(), a_zero_point, dst + i * ld_dst, padded,
+                               row_sums != nullptr);
+    if (row_sums != nullptr) row_sums[i] = accumulate ? row_sums[i] + sum : sum;
+  }
+}
+
+}  // namespace quire::detail
