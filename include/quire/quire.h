@@ -4,6 +4,7 @@
 #include "quire/Gemm.h"
 #include "quire/OutputProcessing.h"
 #include "quire/PackAMatrix.h"
+#include "quire/PackAWithQuantRowOffset.h"
 #include "quire/PackBMatrix.h"
 #include "quire/PackMatrix.h"
 #include "quire/Types.h"

@@ -1,0 +1,69 @@
+// Dynamic quantization of A blocks (PackAWithQuantRowOffset).
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "quire/PackAWithQuantRowOffset.h"
+#include "quire/detail/Check.h"
+#include "quire/detail/IsaRecord.h"
+
+namespace quire::detail {
+
+void check_float_a_source(const float* smat, int64_t ld, bool transposed, int64_t rows,
+                          int64_t cols, int groups, const char* where) {
+  check_arg(rows >= 1, where, "nRow", rows, "must be >= 1");
+  check_arg(cols >= 1, where, "nCol", cols, "must be >= 1");
+  check_arg(groups >= 1 && cols % groups == 0, where, "groups", groups,
+            "must be >= 1 and divide nCol (K)");
+  check_not_null(smat, where, "smat");
+  check_arg(ld >= (transposed ? rows : cols), where, "ld", ld,
+            transposed ? "must be >= nRow for a transposed A" : "must be >= nCol");
+  check_product(rows, cols, where, "nRow x nCol");
+}
+
+void pack_a_quantized_block(const float* src, int64_t ld, bool transposed, int k_per_group,
+                            const block_type_t& block, const QuantizeArgs& args, uint8_t* dst,
+                            int64_t ld_dst, int32_t* row_sums) {
+  const IsaRecord& isa = active_isa();
+  const int rows = block.row_size, cols = block.col_size, padded = (cols + 3) & ~3;
+  std::vector<float> column;  // a transposed source's row, gathered contiguously
+  if (transposed) column.resize(static_cast<size_t>(cols));
+  for (int r = 0; r < rows; ++r) {
+    const int64_t i = block.row_start + r;
+    const float* row = src + i * ld + block.col_start;
+    if (transposed) {
+      for (int c = 0; c < cols; ++c) column[c] = src[(block.col_start + c) * ld + i];
+      row = column.data();
+    }
+    uint8_t* d = dst + r * ld_dst;
+    isa.quant->quantize_u8(row, d, cols, args);
+    std::fill(d + cols, d + padded, uint8_t{0});
+  }
+  // The row sums of the quantized block, read back while it is in L1/L2.
+  const bool first_k_block = block.col_start % k_per_group == 0;
+  isa.pack_a(dst, ld_dst, false, rows, cols, nullptr, ld_dst, row_sums, !first_k_block);
+}
+
+}  // namespace quire::detail
+
+namespace quire {
+
+TensorQuantizationParams ChooseActivationQuantization(const float* smat, int32_t nRow,
+                                                      int32_t nCol, int32_t ld, matrix_op_t trans,
+                                                      bool preserve_sparsity) {
+  const char* where = "ChooseActivationQuantization";
+  const bool transposed = trans == matrix_op_t::Transpose;
+  detail::check_float_a_source(smat, ld, transposed, nRow, nCol, 1, where);
+  // Rows of the source as stored: nRow rows of nCol floats, or nCol rows of nRow.
+  const int64_t lines = transposed ? nCol : nRow, length = transposed ? nRow : nCol;
+  float lo = 0.0f, hi = 0.0f;  // the range always contains 0 (exactly representable)
+  for (int64_t l = 0; l < lines; ++l) {
+    float mn, mx;
+    detail::active_isa().quant->find_min_max(smat + l * ld, length, &mn, &mx);
+    if (!std::isnan(mn)) lo = std::min(lo, mn);
+    if (!std::isnan(mx)) hi = std::max(hi, mx);
+  }
+  return ChooseQuantizationParams(lo, hi, 0, 255, preserve_sparsity);
+}
+
+}  // namespace quire
