@@ -14,12 +14,12 @@ namespace quire {
 namespace detail {
 
 // Quantizes block (columns within one group) of the float source into dst (row-major,
-// rows ld_dst bytes apart, zero-padded to a multiple of 4 columns) with the active
-// path's Quantize kernel, and writes / adds the row sums of the quantized values as
-// pack_a_block does.
-void pack_a_quantized_block(const float* src, int64_t ld, bool transposed, int k_per_group,
-                            const block_type_t& block, const QuantizeArgs& args, uint8_t* dst,
-                            int64_t ld_dst, int32_t* row_sums);
+// rows at most ld_dst bytes apart, zero-padded to a multiple of 4 columns) with the
+// active path's Quantize kernel, and writes / adds the row sums of the quantized values
+// as pack_a_block does. Returns where the kernel reads the block.
+ABlockView pack_a_quantized_block(const float* src, int64_t ld, bool transposed, int k_per_group,
+                                  const block_type_t& block, const QuantizeArgs& args,
+                                  uint8_t* dst, int64_t ld_dst, int32_t* row_sums);
 
 // Checks the float source like check_a_source does for uint8 sources.
 void check_float_a_source(const float* smat, int64_t ld, bool transposed, int64_t rows,
@@ -77,9 +77,9 @@ class PackAWithQuantRowOffset final
   int64_t packedLd() const { return this->params_.KCB; }
 
   detail::ABlockView pack(const block_type_t& block) {
-    detail::pack_a_quantized_block(smat_, ld_, transposed_, this->numCols() / this->numGroups(),
-                                   block, args_, this->buf_, packedLd(), row_offset_);
-    return detail::ABlockView{this->buf_, packedLd()};
+    return detail::pack_a_quantized_block(smat_, ld_, transposed_,
+                                          this->numCols() / this->numGroups(), block, args_,
+                                          this->buf_, packedLd(), row_offset_);
   }
 
  private:

@@ -21,11 +21,20 @@ void check_float_a_source(const float* smat, int64_t ld, bool transposed, int64_
   check_product(rows, cols, where, "nRow x nCol");
 }
 
-void pack_a_quantized_block(const float* src, int64_t ld, bool transposed, int k_per_group,
-                            const block_type_t& block, const QuantizeArgs& args, uint8_t* dst,
-                            int64_t ld_dst, int32_t* row_sums) {
+ABlockView pack_a_quantized_block(const float* src, int64_t ld, bool transposed, int k_per_group,
+                                  const block_type_t& block, const QuantizeArgs& args,
+                                  uint8_t* dst, int64_t ld_dst, int32_t* row_sums) {
   const IsaRecord& isa = active_isa();
   const int rows = block.row_size, cols = block.col_size, padded = (cols + 3) & ~3;
+  const bool first_k_block = block.col_start % k_per_group == 0;
+  if (!transposed && ld == cols && cols % 4 == 0) {
+    // Contiguous rows (short rows of convolutions): one kernel call for the whole block,
+    // packed with the same contiguous layout.
+    isa.quant->quantize_u8(src + block.row_start * ld + block.col_start, dst,
+                           int64_t{rows} * cols, args);
+    isa.pack_a(dst, cols, false, rows, cols, nullptr, cols, row_sums, !first_k_block);
+    return ABlockView{dst, cols};
+  }
   std::vector<float> column;  // a transposed source's row, gathered contiguously
   if (transposed) column.resize(static_cast<size_t>(cols));
   for (int r = 0; r < rows; ++r) {
@@ -40,8 +49,8 @@ void pack_a_quantized_block(const float* src, int64_t ld, bool transposed, int k
     std::fill(d + cols, d + padded, uint8_t{0});
   }
   // The row sums of the quantized block, read back while it is in L1/L2.
-  const bool first_k_block = block.col_start % k_per_group == 0;
   isa.pack_a(dst, ld_dst, false, rows, cols, nullptr, ld_dst, row_sums, !first_k_block);
+  return ABlockView{dst, ld_dst};
 }
 
 }  // namespace quire::detail
@@ -55,7 +64,11 @@ TensorQuantizationParams ChooseActivationQuantization(const float* smat, int32_t
   const bool transposed = trans == matrix_op_t::Transpose;
   detail::check_float_a_source(smat, ld, transposed, nRow, nCol, 1, where);
   // Rows of the source as stored: nRow rows of nCol floats, or nCol rows of nRow.
-  const int64_t lines = transposed ? nCol : nRow, length = transposed ? nRow : nCol;
+  int64_t lines = transposed ? nCol : nRow, length = transposed ? nRow : nCol;
+  if (ld == length) {  // contiguous: one pass over the whole matrix
+    length *= lines;
+    lines = 1;
+  }
   float lo = 0.0f, hi = 0.0f;  // the range always contains 0 (exactly representable)
   for (int64_t l = 0; l < lines; ++l) {
     float mn, mx;
