@@ -10,6 +10,8 @@
 //       acc += vpmaddwd(A even, B even) + vpmaddwd(A odd, B odd)
 #include "jit/kernel_generator.h"
 
+#include "jit/tile_loop_emitter.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -46,91 +48,29 @@ struct RegMap {
   int needed(bool vnni) const { return vnni ? a() + 1 : byte_mask() + 1; }
 };
 
-class KernelEmitter {
+class KernelEmitter final : public TileLoopEmitter {
  public:
   KernelEmitter(x86::Assembler& a, const KernelSpec& s)
-      : a_(a), s_(s), zmm_(is_zmm(s.isa)), vnni_(is_vnni(s.isa)),
+      : TileLoopEmitter(a, s.mr), s_(s), zmm_(is_zmm(s.isa)), vnni_(is_vnni(s.isa)),
         vec_bytes_(zmm_ ? 64 : 32), map_{vectors_for(s), s.mr},
         tail_(s.nr % int32_lanes(s.isa)) {}
 
-  void emit() {
-    prologue();
-    Label panel_loop = a_.newLabel(), k_loop = a_.newLabel(), k_done = a_.newLabel();
-    Label store_only = a_.newLabel(), next_panel = a_.newLabel();
-
-    a_.bind(panel_loop);
-    for (int r = 0; r < s_.mr; ++r)
-      for (int v = 0; v < map_.nv; ++v) zero(vec(map_.acc(r, v)));
-    // Row cursors: cursor q points at row 3q; rows 3q+1, 3q+2 are cursor + lda * {1, 2}.
-    for (int q = 0; q < row_cursors(); ++q) {
-      if (q == 0) a_.mov(kACursors[0], kAPanel);
-      else a_.lea(kACursors[q], x86::ptr(kACursors[q - 1], kLda3));
-    }
-    a_.mov(kBCursor, kB);
-    a_.mov(kKCount, x86::qword_ptr(kArgs, offsetof(MicroKernelArgs, k4_steps)));
-    a_.test(kKCount, kKCount);
-    a_.jz(k_done);
-    a_.bind(k_loop);
-    vnni_ ? dot_step_vnni() : dot_step_exact();
-    for (int q = 0; q < row_cursors(); ++q) a_.add(kACursors[q], 4);
-    a_.add(kBCursor, kBStep);
-    a_.dec(kKCount);
-    a_.jnz(k_loop);
-    a_.bind(k_done);
-
-    // C = acc, or C += acc when args->accumulate (later K blocks).
-    a_.cmp(x86::qword_ptr(kArgs, offsetof(MicroKernelArgs, accumulate)), 0);
-    a_.je(store_only);
-    store_tile(true);
-    a_.jmp(next_panel);
-    a_.bind(store_only);
-    store_tile(false);
-
-    a_.bind(next_panel);
-    a_.add(kAPanel, x86::qword_ptr(kArgs, offsetof(MicroKernelArgs, a_panel_stride)));
-    for (int r = 0; r < s_.mr; ++r) a_.add(kC, kLdc);
-    a_.dec(kPanels);
-    a_.jnz(panel_loop);
-    epilogue();
-  }
-
  private:
-  // General-purpose registers. kArgs stays live: the accumulate flag and the A panel
-  // stride are read from it. Up to four A row cursors cover mr <= 12 rows; the C row
-  // cursor of the store phase reuses the first A cursor (dead by then).
-  static constexpr x86::Gp kArgs = x86::rdi, kAPanel = x86::rax, kB = x86::rsi, kC = x86::rdx,
-                           kLda = x86::r8, kLda3 = x86::r9, kBStep = x86::r10,
-                           kLdc = x86::r11, kPanels = x86::r12, kKCount = x86::r13,
-                           kBCursor = x86::r15, kCRow = x86::r14;
-  static constexpr x86::Gp kACursors[4] = {x86::r14, x86::rbp, x86::rbx, x86::rcx};
-
-  int row_cursors() const { return (s_.mr + 2) / 3; }
-  x86::Mem row_operand(int r) const {
-    const x86::Gp cursor = kACursors[r / 3];
-    return r % 3 == 0 ? x86::dword_ptr(cursor) : x86::dword_ptr(cursor, kLda, r % 3 == 1 ? 0 : 1);
-  }
-
   x86::Vec vec(int i) const { return zmm_ ? x86::Vec(x86::zmm(i)) : x86::Vec(x86::ymm(i)); }
 
-  void zero(const x86::Vec& v) {
-    if (zmm_) a_.vpxord(v, v, v);
-    else a_.vpxor(v, v, v);
+  void zero_accumulators() override {
+    for (int r = 0; r < s_.mr; ++r)
+      for (int v = 0; v < map_.nv; ++v) {
+        const x86::Vec acc = vec(map_.acc(r, v));
+        if (zmm_) a_.vpxord(acc, acc, acc);
+        else a_.vpxor(acc, acc, acc);
+      }
   }
 
-  void prologue() {
-    for (const x86::Gp& r : {x86::rbx, x86::rbp, x86::r12, x86::r13, x86::r14, x86::r15}) a_.push(r);
-    auto field = [&](std::size_t off) { return x86::qword_ptr(kArgs, static_cast<int32_t>(off)); };
-    a_.mov(kAPanel, field(offsetof(MicroKernelArgs, a)));
-    a_.mov(kB, field(offsetof(MicroKernelArgs, b)));
-    a_.mov(kC, field(offsetof(MicroKernelArgs, c)));
-    a_.mov(kLda, field(offsetof(MicroKernelArgs, lda)));
-    a_.lea(kLda3, x86::ptr(kLda, kLda, 1));  // 3 * lda: distance between row cursors
-    a_.mov(kBStep, field(offsetof(MicroKernelArgs, b_step)));
-    a_.mov(kLdc, field(offsetof(MicroKernelArgs, ldc_bytes)));
-    a_.mov(kPanels, field(offsetof(MicroKernelArgs, m_panels)));
+  void prologue_extra() override {
     if (tail_ != 0 && zmm_) {
-      a_.mov(kKCount.r32(), (1u << tail_) - 1);
-      a_.kmovw(x86::k1, kKCount.r32());
+      a_.mov(kScratch.r32(), (1u << tail_) - 1);
+      a_.kmovw(x86::k1, kScratch.r32());
     }
     if (!vnni_) {  // 0x00ff in every 16-bit lane: all ones, shifted right by 8
       const x86::Vec m = vec(map_.byte_mask());
@@ -140,10 +80,7 @@ class KernelEmitter {
     }
   }
 
-  void epilogue() {
-    a_.vzeroupper();
-    for (const x86::Gp& r : {x86::r15, x86::r14, x86::r13, x86::r12, x86::rbp, x86::rbx}) a_.pop(r);
-    a_.ret();
+  void embed_data() override {
     if (tail_ != 0 && !zmm_) {
       // vpmaskmovd mask table: 8 x -1 then 8 x 0; loading at (8 - tail) * 4 gives
       // `tail` active lanes.
@@ -152,6 +89,8 @@ class KernelEmitter {
       for (int i = 0; i < 16; ++i) a_.embedInt32(i < 8 ? -1 : 0);
     }
   }
+
+  void dot_step() override { vnni_ ? dot_step_vnni() : dot_step_exact(); }
 
   x86::Mem b_vector(int v) const {
     return zmm_ ? x86::zmmword_ptr(kBCursor, v * vec_bytes_) : x86::ymmword_ptr(kBCursor, v * vec_bytes_);
@@ -203,7 +142,7 @@ class KernelEmitter {
 
   // Writes the accumulators to C, row by row; the last vector of a row is masked when
   // nr is not a multiple of the vector width. With `accumulate`, C is added first.
-  void store_tile(bool accumulate) {
+  void store_tile(bool accumulate) override {
     const bool masked_tail = tail_ != 0;
     // After the K loop the B and A registers are free: the AVX2 tail mask and the
     // loaded C vector go in the first two of them.
@@ -242,7 +181,6 @@ class KernelEmitter {
     }
   }
 
-  x86::Assembler& a_;
   KernelSpec s_;
   bool zmm_, vnni_;
   int vec_bytes_;
@@ -256,7 +194,7 @@ class KernelEmitter {
 int int32_lanes(Isa isa) { return is_zmm(isa) ? 16 : 8; }
 
 bool registers_fit(const KernelSpec& s) {
-  if (s.mr < 1 || s.nr < 1 || s.mr > 12) return false;  // 12: four A row cursors
+  if (s.mr < 1 || s.nr < 1 || s.mr > 12) return false;  // 12: four A row cursors (tile_loop_emitter.h)
   const RegMap map{vectors_for(s), s.mr};
   return map.needed(is_vnni(s.isa)) <= vector_registers(s.isa);
 }

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "jit/kernel_generator.h"
+#include "jit/tile_loop_emitter.h"
 
 namespace quire::jit {
 
@@ -21,59 +22,13 @@ using detail::MicroKernelArgs;
 
 namespace {
 
-class NarrowEmitter {
+class NarrowEmitter final : public TileLoopEmitter {
  public:
   NarrowEmitter(x86::Assembler& a, const KernelSpec& s)
-      : a_(a), s_(s), vnni_(s.isa == Isa::avx512_vnni), np_(s.nr <= 4 ? 4 : 8),
+      : TileLoopEmitter(a, s.mr), s_(s), vnni_(s.isa == Isa::avx512_vnni), np_(s.nr <= 4 ? 4 : 8),
         rpv_(16 / np_), vectors_((s.mr + rpv_ - 1) / rpv_) {}
 
-  void emit() {
-    prologue();
-    Label panel_loop = a_.newLabel(), k_loop = a_.newLabel(), k_done = a_.newLabel();
-    Label store_only = a_.newLabel(), next_panel = a_.newLabel();
-    a_.bind(panel_loop);
-    for (int v = 0; v < vectors_; ++v) a_.vpxord(acc(v), acc(v), acc(v));
-    for (int q = 0; q < cursors(); ++q) {
-      if (q == 0) a_.mov(kCursors[0], kAPanel);
-      else a_.lea(kCursors[q], x86::ptr(kCursors[q - 1], kLda3));
-    }
-    a_.mov(kBCursor, kB);
-    a_.mov(kKCount, x86::qword_ptr(kArgs, offsetof(MicroKernelArgs, k4_steps)));
-    a_.test(kKCount, kKCount);
-    a_.jz(k_done);
-    a_.bind(k_loop);
-    dot_step();
-    for (int q = 0; q < cursors(); ++q) a_.add(kCursors[q], 4);
-    a_.add(kBCursor, kBStep);
-    a_.dec(kKCount);
-    a_.jnz(k_loop);
-    a_.bind(k_done);
-
-    a_.cmp(x86::qword_ptr(kArgs, offsetof(MicroKernelArgs, accumulate)), 0);
-    a_.je(store_only);
-    store_rows(true);
-    a_.jmp(next_panel);
-    a_.bind(store_only);
-    store_rows(false);
-
-    a_.bind(next_panel);
-    a_.add(kAPanel, x86::qword_ptr(kArgs, offsetof(MicroKernelArgs, a_panel_stride)));
-    for (int r = 0; r < s_.mr; ++r) a_.add(kC, kLdc);
-    a_.dec(kPanels);
-    a_.jnz(panel_loop);
-
-    a_.vzeroupper();
-    for (const x86::Gp& r : {x86::r15, x86::r14, x86::r13, x86::r12, x86::rbp, x86::rbx}) a_.pop(r);
-    a_.ret();
-  }
-
  private:
-  static constexpr x86::Gp kArgs = x86::rdi, kAPanel = x86::rax, kB = x86::rsi, kC = x86::rdx,
-                           kLda = x86::r8, kLda3 = x86::r9, kBStep = x86::r10, kLdc = x86::r11,
-                           kPanels = x86::r12, kKCount = x86::r13, kBCursor = x86::r15,
-                           kCRow = x86::r14, kTmp = x86::r13;
-  static constexpr x86::Gp kCursors[4] = {x86::r14, x86::rbp, x86::rbx, x86::rcx};
-
   // Vector registers: accumulators [0, 6), A vectors [6, 12), B / B even 12, B odd 13,
   // A even 14, A odd 15, product 16, 0x00ff byte mask 17, store temporary 18.
   x86::Zmm acc(int v) const { return x86::zmm(v); }
@@ -82,28 +37,12 @@ class NarrowEmitter {
   // Opmasks: k1..k(rpv-1) select row i's lanes in the A vector; k7 the N output lanes.
   static x86::KReg row_mask(int i) { return x86::k(i); }
 
-  int cursors() const { return (s_.mr + 2) / 3; }
-  x86::Mem row_operand(int r) const {
-    const x86::Gp cursor = kCursors[r / 3];
-    return r % 3 == 0 ? x86::dword_ptr(cursor) : x86::dword_ptr(cursor, kLda, r % 3 == 1 ? 0 : 1);
-  }
-
   void set_mask(const x86::KReg& k, uint32_t bits) {
-    a_.mov(kTmp.r32(), bits);
-    a_.kmovw(k, kTmp.r32());
+    a_.mov(kScratch.r32(), bits);
+    a_.kmovw(k, kScratch.r32());
   }
 
-  void prologue() {
-    for (const x86::Gp& r : {x86::rbx, x86::rbp, x86::r12, x86::r13, x86::r14, x86::r15}) a_.push(r);
-    auto field = [&](std::size_t off) { return x86::qword_ptr(kArgs, static_cast<int32_t>(off)); };
-    a_.mov(kAPanel, field(offsetof(MicroKernelArgs, a)));
-    a_.mov(kB, field(offsetof(MicroKernelArgs, b)));
-    a_.mov(kC, field(offsetof(MicroKernelArgs, c)));
-    a_.mov(kLda, field(offsetof(MicroKernelArgs, lda)));
-    a_.lea(kLda3, x86::ptr(kLda, kLda, 1));
-    a_.mov(kBStep, field(offsetof(MicroKernelArgs, b_step)));
-    a_.mov(kLdc, field(offsetof(MicroKernelArgs, ldc_bytes)));
-    a_.mov(kPanels, field(offsetof(MicroKernelArgs, m_panels)));
+  void prologue_extra() override {
     for (int i = 1; i < rpv_; ++i) set_mask(row_mask(i), ((1u << np_) - 1) << (i * np_));
     set_mask(x86::k7, (1u << s_.nr) - 1);
     if (!vnni_) {
@@ -113,9 +52,13 @@ class NarrowEmitter {
     }
   }
 
+  void zero_accumulators() override {
+    for (int v = 0; v < vectors_; ++v) a_.vpxord(acc(v), acc(v), acc(v));
+  }
+
   // One 4-deep K step: the B vector once, then per A vector the row broadcasts and the
   // dot product.
-  void dot_step() {
+  void dot_step() override {
     const x86::Zmm b = bvec();
     const x86::Mem b_src = x86::ptr(kBCursor);
     if (np_ == 4) a_.vbroadcasti32x4(b, b_src);
@@ -145,7 +88,7 @@ class NarrowEmitter {
   }
 
   // Row r lives in lanes [i * np, i * np + N) of vector r / rpv (i = r % rpv).
-  void store_rows(bool accumulate) {
+  void store_tile(bool accumulate) override {
     const x86::Zmm row = x86::zmm18;
     a_.mov(kCRow, kC);
     for (int r = 0; r < s_.mr; ++r) {
@@ -159,7 +102,6 @@ class NarrowEmitter {
     }
   }
 
-  x86::Assembler& a_;
   KernelSpec s_;
   bool vnni_;
   int np_, rpv_, vectors_;

@@ -1,0 +1,65 @@
+#include "jit/tile_loop_emitter.h"
+
+namespace quire::jit {
+
+using namespace asmjit;
+using detail::MicroKernelArgs;
+
+x86::Mem TileLoopEmitter::row_operand(int r) const {
+  const x86::Gp cursor = kACursors[r / 3];
+  return r % 3 == 0 ? x86::dword_ptr(cursor) : x86::dword_ptr(cursor, kLda, r % 3 == 1 ? 0 : 1);
+}
+
+void TileLoopEmitter::emit() {
+  for (const x86::Gp& r : {x86::rbx, x86::rbp, x86::r12, x86::r13, x86::r14, x86::r15}) a_.push(r);
+  a_.mov(kAPanel, arg(offsetof(MicroKernelArgs, a)));
+  a_.mov(kB, arg(offsetof(MicroKernelArgs, b)));
+  a_.mov(kC, arg(offsetof(MicroKernelArgs, c)));
+  a_.mov(kLda, arg(offsetof(MicroKernelArgs, lda)));
+  a_.lea(kLda3, x86::ptr(kLda, kLda, 1));  // 3 * lda: distance between row cursors
+  a_.mov(kBStep, arg(offsetof(MicroKernelArgs, b_step)));
+  a_.mov(kLdc, arg(offsetof(MicroKernelArgs, ldc_bytes)));
+  a_.mov(kPanels, arg(offsetof(MicroKernelArgs, m_panels)));
+  prologue_extra();
+
+  Label panel_loop = a_.newLabel(), k_loop = a_.newLabel(), k_done = a_.newLabel();
+  Label store_only = a_.newLabel(), next_panel = a_.newLabel();
+  a_.bind(panel_loop);
+  zero_accumulators();
+  for (int q = 0; q < row_cursors(); ++q) {
+    if (q == 0) a_.mov(kACursors[0], kAPanel);
+    else a_.lea(kACursors[q], x86::ptr(kACursors[q - 1], kLda3));
+  }
+  a_.mov(kBCursor, kB);
+  a_.mov(kKCount, arg(offsetof(MicroKernelArgs, k4_steps)));
+  a_.test(kKCount, kKCount);
+  a_.jz(k_done);
+  a_.bind(k_loop);
+  dot_step();
+  for (int q = 0; q < row_cursors(); ++q) a_.add(kACursors[q], 4);
+  a_.add(kBCursor, kBStep);
+  a_.dec(kKCount);
+  a_.jnz(k_loop);
+  a_.bind(k_done);
+
+  // C = acc, or C += acc when args->accumulate (later K blocks).
+  a_.cmp(arg(offsetof(MicroKernelArgs, accumulate)), 0);
+  a_.je(store_only);
+  store_tile(true);
+  a_.jmp(next_panel);
+  a_.bind(store_only);
+  store_tile(false);
+
+  a_.bind(next_panel);
+  a_.add(kAPanel, arg(offsetof(MicroKernelArgs, a_panel_stride)));
+  for (int r = 0; r < mr_; ++r) a_.add(kC, kLdc);
+  a_.dec(kPanels);
+  a_.jnz(panel_loop);
+
+  a_.vzeroupper();
+  for (const x86::Gp& r : {x86::r15, x86::r14, x86::r13, x86::r12, x86::rbp, x86::rbx}) a_.pop(r);
+  a_.ret();
+  embed_data();
+}
+
+}  // namespace quire::jit

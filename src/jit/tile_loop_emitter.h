@@ -1,0 +1,63 @@
+// The loop skeleton every micro-kernel shares (docs/kernel-contract.md):
+//
+//   for each of args->m_panels row panels:
+//     zero the accumulators; row cursors at the panel's first row
+//     for each of args->k4_steps 4-deep K steps: dot_step(); advance A by 4 bytes, B by b_step
+//     store the tile (C = acc, or C += acc when args->accumulate)
+//     next panel: A += a_panel_stride, C += mr rows
+//
+// A derived emitter supplies the accumulator layout, the dot-product step and the store.
+#pragma once
+
+#include <asmjit/x86.h>
+
+#include <cstddef>
+
+#include "quire/detail/IsaRecord.h"
+
+namespace quire::jit {
+
+class TileLoopEmitter {
+ public:
+  TileLoopEmitter(asmjit::x86::Assembler& a, int mr) : a_(a), mr_(mr) {}
+  virtual ~TileLoopEmitter() = default;
+
+  void emit();
+
+ protected:
+  using Gp = asmjit::x86::Gp;
+  // General-purpose registers. kArgs stays live: the accumulate flag, the K step count
+  // and the A panel stride are read from it. Up to four A row cursors cover mr <= 12
+  // rows (3 rows per cursor: cursor, cursor + lda, cursor + 2 lda); the C row cursor of
+  // the store phase reuses the first A cursor (dead by then), and kScratch (the K
+  // counter) is free in the prologue.
+  static constexpr Gp kArgs = asmjit::x86::rdi, kAPanel = asmjit::x86::rax,
+                      kB = asmjit::x86::rsi, kC = asmjit::x86::rdx, kLda = asmjit::x86::r8,
+                      kLda3 = asmjit::x86::r9, kBStep = asmjit::x86::r10,
+                      kLdc = asmjit::x86::r11, kPanels = asmjit::x86::r12,
+                      kKCount = asmjit::x86::r13, kScratch = asmjit::x86::r13,
+                      kBCursor = asmjit::x86::r15, kCRow = asmjit::x86::r14;
+  static constexpr Gp kACursors[4] = {asmjit::x86::r14, asmjit::x86::rbp, asmjit::x86::rbx,
+                                      asmjit::x86::rcx};
+  static constexpr int kMaxRows = 12;
+
+  // The 4 bytes of row r at the current K step.
+  asmjit::x86::Mem row_operand(int r) const;
+  static asmjit::x86::Mem arg(std::size_t offset) {
+    return asmjit::x86::qword_ptr(kArgs, static_cast<int32_t>(offset));
+  }
+
+  virtual void prologue_extra() {}            // masks, constants (after the arguments load)
+  virtual void zero_accumulators() = 0;
+  virtual void dot_step() = 0;                // one 4-deep K step
+  virtual void store_tile(bool accumulate) = 0;
+  virtual void embed_data() {}                // constants placed after the code
+
+  asmjit::x86::Assembler& a_;
+  int mr_;
+
+ private:
+  int row_cursors() const { return (mr_ + 2) / 3; }
+};
+
+}  // namespace quire::jit
