@@ -28,7 +28,7 @@ std::string describe(const Case& c, inst_set_t isa) {
 
 // Runs C = A * B (int32 out) through quire and the reference, returns mismatch count.
 int run_case(const Case& c, uint32_t seed, int a_lo = 0, int a_hi = 255, int b_lo = -128,
-             int b_hi = 127) {
+             int b_hi = 127, const BlockingFactors* blocking = nullptr) {
   const int G = c.groups, Kg = c.K, Ktot = G * Kg, ldc = G * c.N;
   std::vector<uint8_t> A = random_vector<uint8_t>(size_t(c.M) * Ktot, a_lo, a_hi, seed);
   std::vector<int8_t> B = random_vector<int8_t>(size_t(Ktot) * c.N, b_lo, b_hi, seed + 1);
@@ -51,13 +51,13 @@ int run_case(const Case& c, uint32_t seed, int a_lo = 0, int a_hi = 255, int b_l
       ref::transpose(c.N, Kg, B.data() + size_t(g) * Kg * c.N, c.N, Bsrc.data() + size_t(g) * Kg * c.N, Kg);
     ldb = Kg;
   }
-  PackBMatrix<int8_t> packedB(c.btrans, Ktot, c.N, Bsrc.data(), ldb, nullptr, G);
+  PackBMatrix<int8_t> packedB(c.btrans, Ktot, c.N, Bsrc.data(), ldb, nullptr, G, blocking);
   std::vector<int32_t> C(size_t(c.M) * ldc, -7);
   for (int t = 0; t < c.threads; ++t) {
-    PackAMatrix<uint8_t> packA(c.atrans, c.M, Ktot, Asrc.data(), lda, nullptr, G);
+    PackAMatrix<uint8_t> packA(c.atrans, c.M, Ktot, Asrc.data(), lda, nullptr, G, blocking);
     DoNothing<int32_t, int32_t> done;
     memCopy<> copy(done);
-    fbgemmPacked(packA, packedB, C.data(), C.data(), ldc, copy, t, c.threads);
+    fbgemmPacked(packA, packedB, C.data(), C.data(), ldc, copy, t, c.threads, blocking);
   }
   return compare_buffers(ref.data(), C.data(), c.M, ldc, ldc, 5);
 }
@@ -87,6 +87,27 @@ TEST_P(GemmInt32, KAcrossCacheBlocks) {
       const Case c{M, 70, K, 1, matrix_op_t::NoTranspose, matrix_op_t::NoTranspose, 2};
       ASSERT_EQ(run_case(c, seed++), 0) << describe(c, GetParam().isa);
     }
+}
+
+// Small cache blocks, so that every loop of the driver runs several times (M, K and N
+// blocks, row offsets accumulated over K blocks), and K beyond the default KCB.
+TEST_P(GemmInt32, ManyCacheBlocks) {
+  if (!GetParam().supported) GTEST_SKIP() << instSetName(GetParam().isa) << " not on this CPU";
+  ScopedIsa isa(GetParam().isa);
+  const std::vector<int8_t> probe(4, 0);
+  BlockingFactors small = PackBMatrix<int8_t>(matrix_op_t::NoTranspose, 4, 1, probe.data(), 1).blockingFactors();
+  small.MCB = 2 * small.MR;
+  small.KCB = 20;
+  small.NCB = small.NR;
+  uint32_t seed = 300;
+  for (int K : {19, 20, 21, 63, 101})
+    for (int M : {1, small.MCB - 1, 3 * small.MCB + 1})
+      for (int N : {5, small.NR + 3}) {
+        const Case c{M, N, K, 1 + K % 2, matrix_op_t::NoTranspose, K % 3 ? matrix_op_t::Transpose : matrix_op_t::NoTranspose, 1 + M % 3};
+        ASSERT_EQ(run_case(c, seed++, 0, 255, -128, 127, &small), 0) << describe(c, GetParam().isa) << " small blocks";
+      }
+  const Case deep{5, 40, 4100, 1, matrix_op_t::NoTranspose, matrix_op_t::NoTranspose, 2};
+  ASSERT_EQ(run_case(deep, seed++), 0) << describe(deep, GetParam().isa);
 }
 
 TEST_P(GemmInt32, ExtremeValuesAreExact) {

@@ -34,14 +34,14 @@ class PackAFromMatrix : public PackMatrix<PT, T, accT> {
   int32_t* getRowOffsetBuffer() { return WITH_ROW_OFFSETS ? row_offset_ : nullptr; }
   matrix_op_t trans() const { return source_.transposed ? matrix_op_t::Transpose : matrix_op_t::NoTranspose; }
 
-  // Bytes between rows of the packed block (KCB, a multiple of 4).
-  int64_t packedLd() const { return this->params_.KCB; }
+  // Bytes between rows of the packed block (a multiple of 4, at most KCB).
+  int64_t packedLd() const { return detail::packed_a_ld(this->params_, source_.cols / source_.groups); }
 
   // Prepares one block (columns within one group) for the driver and says where the
   // kernel reads it; see detail::pack_a_block.
   detail::ABlockView pack(const block_type_t& block) {
     // The copy buffer is only needed for blocks the kernel cannot read in place.
-    if (!detail::a_block_in_place(source_, block)) this->allocate_if_needed(detail::packed_a_bytes(this->params_));
+    if (!detail::a_block_in_place(source_, block)) this->ensure_block_buffer(packedLd());
     return detail::pack_a_block(source_, block, this->buf_, packedLd(),
                                 WITH_ROW_OFFSETS ? row_offset_ : nullptr);
   }

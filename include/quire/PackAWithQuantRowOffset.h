@@ -56,7 +56,6 @@ class PackAWithQuantRowOffset final
     detail::check_float_a_source(smat, ld, transposed_, nRow, nCol, groups, where);
     this->brow_ = this->params_.MCB;
     this->bcol_ = this->params_.KCB;
-    this->allocate_if_needed(detail::packed_a_bytes(this->params_));
     row_offset_ = row_offset;
     if (row_offset_ == nullptr) {
       row_offset_ = static_cast<int32_t*>(fbgemmAlignedAlloc(64, sizeof(int32_t) * this->params_.MCB));
@@ -74,9 +73,12 @@ class PackAWithQuantRowOffset final
     return detail::resolve_blocking(params, "rowOffsetBufferSize").MCB;
   }
   int32_t* getRowOffsetBuffer() { return row_offset_; }
-  int64_t packedLd() const { return this->params_.KCB; }
+  int64_t packedLd() const {
+    return detail::packed_a_ld(this->params_, this->numCols() / this->numGroups());
+  }
 
   detail::ABlockView pack(const block_type_t& block) {
+    this->ensure_block_buffer(packedLd());
     return detail::pack_a_quantized_block(smat_, ld_, transposed_,
                                           this->numCols() / this->numGroups(), block, args_,
                                           this->buf_, packedLd(), row_offset_);

@@ -51,6 +51,12 @@ class PackMatrix {
     buf_ = pmat;
   }
 
+  // The A block buffer, allocated on first use for the blocks this packer makes:
+  // min(MCB, rows) rows of ld bytes (not the largest block the blocking allows).
+  void ensure_block_buffer(int64_t ld) {
+    allocate_if_needed(int64_t{nrows_ < params_.MCB ? nrows_ : params_.MCB} * ld);
+  }
+
   // Allocates the packed buffer when the caller did not pass one.
   void allocate_if_needed(int64_t bytes) {
     if (buf_ == nullptr) {

@@ -41,7 +41,15 @@ inline bool a_block_in_place(const ASource& a, const block_type_t& block) {
 ABlockView pack_a_block(const ASource& a, const block_type_t& block, uint8_t* dst,
                         int64_t ld_dst, int32_t* row_sums);
 
-// Bytes of a packed A block buffer for the given blocking: MCB rows of KCB bytes.
+// Bytes of a packed A block buffer for the given blocking: MCB rows of KCB bytes (what a
+// caller-provided buffer must hold).
 inline int64_t packed_a_bytes(const BlockingFactors& p) { return int64_t{p.MCB} * p.KCB; }
+
+// Row stride of the packed blocks of a packer whose groups are k_per_group deep: KCB,
+// or less when K itself is shorter, so that a small problem gets a small buffer.
+inline int64_t packed_a_ld(const BlockingFactors& p, int32_t k_per_group) {
+  const int64_t k_padded = (int64_t{k_per_group} + 3) & ~int64_t{3};
+  return k_padded < p.KCB ? k_padded : p.KCB;
+}
 
 }  // namespace quire::detail
