@@ -52,13 +52,16 @@ int run_case(const Case& c, uint32_t seed, int a_lo = 0, int a_hi = 255, int b_l
     ldb = Kg;
   }
   PackBMatrix<int8_t> packedB(c.btrans, Ktot, c.N, Bsrc.data(), ldb, nullptr, G, blocking);
-  std::vector<int32_t> C(size_t(c.M) * ldc, -7);
+  // 64 sentinel elements after C: a kernel writing past the last row shows up here.
+  std::vector<int32_t> C(size_t(c.M) * ldc + 64, -7);
   for (int t = 0; t < c.threads; ++t) {
     PackAMatrix<uint8_t> packA(c.atrans, c.M, Ktot, Asrc.data(), lda, nullptr, G, blocking);
     DoNothing<int32_t, int32_t> done;
     memCopy<> copy(done);
     fbgemmPacked(packA, packedB, C.data(), C.data(), ldc, copy, t, c.threads, blocking);
   }
+  for (size_t i = size_t(c.M) * ldc; i < C.size(); ++i)
+    if (C[i] != -7) return -1;  // wrote past the end of C
   return compare_buffers(ref.data(), C.data(), c.M, ldc, ldc, 5);
 }
 

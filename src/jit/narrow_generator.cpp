@@ -8,6 +8,17 @@
 // A tile is up to 12 rows (3 rows per GPR cursor, as in the column kernels): with Np = 4
 // that is 3 vectors, with Np = 8 six. Rows are stored one by one (valignd moves a row's
 // lanes to the bottom, a masked store writes its N columns).
+//
+// Those RPV broadcasts per vector and K step bound the kernel (about one broadcast per
+// cycle). On avx512_vnni with Np = 4 the main loop therefore takes 4 K steps at once:
+//   A block vector, 128-bit lane i = row i's 16 bytes A[i][4t .. 4t+15]
+//     (one vbroadcasti32x4, and three merge-masked ones for rows 1..3)
+//   B column vector n, every 128-bit lane = B[4t .. 4t+15][n]
+//     (4 K steps x 4 columns loaded as 4 xmm rows and transposed in registers)
+//   acc4[g][n] += vpdpbusd(A block of row group g, B column n)
+// so lane (i, q) of acc4[g][n] sums row i, column n over the K steps = q mod 4. After the
+// loop an unpack-add tree folds q away, giving lane (i, n), the layout of the one-step
+// accumulators, to which it is added. The remaining k4_steps % 4 steps run one by one.
 #include <cstddef>
 #include <stdexcept>
 
@@ -26,9 +37,71 @@ class NarrowEmitter final : public TileLoopEmitter {
  public:
   NarrowEmitter(x86::Assembler& a, const KernelSpec& s)
       : TileLoopEmitter(a, s.mr), s_(s), vnni_(s.isa == Isa::avx512_vnni), np_(s.nr <= 4 ? 4 : 8),
-        rpv_(16 / np_), vectors_((s.mr + rpv_ - 1) / rpv_) {}
+        rpv_(16 / np_), vectors_((s.mr + rpv_ - 1) / rpv_), blocked_(vnni_ && np_ == 4) {}
 
  private:
+  // Blocked main loop (vnni, Np = 4): acc4[g][n] in zmm19..30, B columns in zmm12..15,
+  // the 4 loaded B rows in xmm9, 10, 11, 16 and transpose temporaries in xmm3, 4, 5, 17
+  // (free: with Np = 4 there are at most 3 one-step accumulators and A vectors).
+  x86::Zmm acc4(int g, int n) const { return x86::zmm(19 + 4 * g + n); }
+  static x86::Zmm bcol(int n) { return x86::zmm(12 + n); }
+  int steps_per_block() const override { return blocked_ ? 4 : 1; }
+
+  void dot_block() override {
+    const x86::Xmm rows[4] = {x86::xmm9, x86::xmm10, x86::xmm11, x86::xmm16};
+    const x86::Xmm t[4] = {x86::xmm3, x86::xmm4, x86::xmm5, x86::xmm17};
+    // B rows of 4 columns for K steps t..t+3 (the cursor steps once so that step 3 is
+    // addressable as base + 2 * b_step; it is put back afterwards).
+    a_.vmovdqu(rows[0], x86::xmmword_ptr(kBCursor));
+    a_.vmovdqu(rows[1], x86::xmmword_ptr(kBCursor, kBStep, 0));
+    a_.vmovdqu(rows[2], x86::xmmword_ptr(kBCursor, kBStep, 1));
+    a_.add(kBCursor, kBStep);
+    a_.vmovdqu(rows[3], x86::xmmword_ptr(kBCursor, kBStep, 1));
+    a_.sub(kBCursor, kBStep);
+    // 4 x 4 dword transpose: column n = [step 0, step 1, step 2, step 3].
+    a_.vpunpckldq(t[0], rows[0], rows[1]);
+    a_.vpunpckhdq(t[1], rows[0], rows[1]);
+    a_.vpunpckldq(t[2], rows[2], rows[3]);
+    a_.vpunpckhdq(t[3], rows[2], rows[3]);
+    a_.vpunpcklqdq(bcol(0).xmm(), t[0], t[2]);
+    a_.vpunpckhqdq(bcol(1).xmm(), t[0], t[2]);
+    a_.vpunpcklqdq(bcol(2).xmm(), t[1], t[3]);
+    a_.vpunpckhqdq(bcol(3).xmm(), t[1], t[3]);
+    for (int n = 0; n < 4; ++n) a_.vshufi32x4(bcol(n), bcol(n), bcol(n), 0);
+    for (int g = 0; g < vectors_; ++g) {
+      const x86::Zmm av = avec(g);
+      const int first = 4 * g, rows_in_group = std::min(4, s_.mr - first);
+      a_.vbroadcasti32x4(av, block_operand(first));
+      for (int i = 1; i < rows_in_group; ++i) a_.k(row_mask(i)).vbroadcasti32x4(av, block_operand(first + i));
+      for (int n = 0; n < 4; ++n) a_.vpdpbusd(acc4(g, n), av, bcol(n));
+    }
+  }
+
+  // Lane (i, q) of acc4[g][n] -> lane (i, n), added to the one-step accumulator of g.
+  void finish_accumulators() override {
+    if (!blocked_) return;
+    const x86::Zmm x = x86::zmm3, y = x86::zmm4, u0 = x86::zmm5, u1 = x86::zmm9;
+    for (int g = 0; g < vectors_; ++g) {
+      a_.vpunpckldq(x, acc4(g, 0), acc4(g, 1));
+      a_.vpunpckhdq(y, acc4(g, 0), acc4(g, 1));
+      a_.vpaddd(u0, x, y);
+      a_.vpunpckldq(x, acc4(g, 2), acc4(g, 3));
+      a_.vpunpckhdq(y, acc4(g, 2), acc4(g, 3));
+      a_.vpaddd(u1, x, y);
+      a_.vpunpcklqdq(x, u0, u1);
+      a_.vpunpckhqdq(y, u0, u1);
+      a_.vpaddd(x, x, y);
+      a_.vpaddd(acc(g), acc(g), x);
+    }
+  }
+
+  // The 16 bytes of row r at the current K step.
+  x86::Mem block_operand(int r) const {
+    x86::Mem m = row_operand(r);
+    m.setSize(16);
+    return m;
+  }
+
   // Vector registers: accumulators [0, 6), A vectors [6, 12), B / B even 12, B odd 13,
   // A even 14, A odd 15, product 16, 0x00ff byte mask 17, store temporary 18.
   x86::Zmm acc(int v) const { return x86::zmm(v); }
@@ -53,7 +126,11 @@ class NarrowEmitter final : public TileLoopEmitter {
   }
 
   void zero_accumulators() override {
-    for (int v = 0; v < vectors_; ++v) a_.vpxord(acc(v), acc(v), acc(v));
+    for (int v = 0; v < vectors_; ++v) {
+      a_.vpxord(acc(v), acc(v), acc(v));
+      if (blocked_)
+        for (int n = 0; n < 4; ++n) a_.vpxord(acc4(v, n), acc4(v, n), acc4(v, n));
+    }
   }
 
   // One 4-deep K step: the B vector once, then per A vector the row broadcasts and the
@@ -89,6 +166,28 @@ class NarrowEmitter final : public TileLoopEmitter {
 
   // Row r lives in lanes [i * np, i * np + N) of vector r / rpv (i = r % rpv).
   void store_tile(bool accumulate) override {
+    Label done = a_.newLabel();
+    if (s_.nr == np_) {
+      // C rows of exactly N = Np int32 back to back (ldc == N, the usual layout of these
+      // shapes): a vector is RPV whole rows of C, one store.
+      Label by_rows = a_.newLabel();
+      a_.cmp(kLdc, 4 * np_);
+      a_.jne(by_rows);
+      for (int v = 0; v < vectors_; ++v) {
+        const int rows = std::min(rpv_, s_.mr - v * rpv_);
+        const x86::Mem dst = x86::zmmword_ptr(kC, v * 64);
+        if (rows == rpv_) {
+          if (accumulate) a_.vpaddd(acc(v), acc(v), dst);
+          a_.vmovdqu32(dst, acc(v));
+        } else {
+          set_mask(x86::k6, (1u << (rows * np_)) - 1);
+          if (accumulate) a_.k(x86::k6).vpaddd(acc(v), acc(v), dst);
+          a_.k(x86::k6).vmovdqu32(dst, acc(v));
+        }
+      }
+      a_.jmp(done);
+      a_.bind(by_rows);
+    }
     const x86::Zmm row = x86::zmm18;
     a_.mov(kCRow, kC);
     for (int r = 0; r < s_.mr; ++r) {
@@ -100,11 +199,13 @@ class NarrowEmitter final : public TileLoopEmitter {
       a_.k(x86::k7).vmovdqu32(dst, row);
       if (r + 1 < s_.mr) a_.add(kCRow, kLdc);
     }
+    a_.bind(done);
   }
 
   KernelSpec s_;
   bool vnni_;
   int np_, rpv_, vectors_;
+  bool blocked_;
 };
 
 }  // namespace

@@ -32,6 +32,21 @@ void TileLoopEmitter::emit() {
   }
   a_.mov(kBCursor, kB);
   a_.mov(kKCount, arg(offsetof(MicroKernelArgs, k4_steps)));
+  if (const int u = steps_per_block(); u > 1) {
+    Label block_loop = a_.newLabel(), blocks_done = a_.newLabel();
+    const uint32_t log2u = u == 2 ? 1 : u == 4 ? 2 : 3;
+    a_.shr(kKCount, log2u);
+    a_.jz(blocks_done);
+    a_.bind(block_loop);
+    dot_block();
+    for (int q = 0; q < row_cursors(); ++q) a_.add(kACursors[q], 4 * u);
+    a_.lea(kBCursor, x86::ptr(kBCursor, kBStep, log2u));
+    a_.dec(kKCount);
+    a_.jnz(block_loop);
+    a_.bind(blocks_done);
+    a_.mov(kKCount, arg(offsetof(MicroKernelArgs, k4_steps)));
+    a_.and_(kKCount, u - 1);
+  }
   a_.test(kKCount, kKCount);
   a_.jz(k_done);
   a_.bind(k_loop);
@@ -41,6 +56,7 @@ void TileLoopEmitter::emit() {
   a_.dec(kKCount);
   a_.jnz(k_loop);
   a_.bind(k_done);
+  finish_accumulators();
 
   // C = acc, or C += acc when args->accumulate (later K blocks).
   a_.cmp(arg(offsetof(MicroKernelArgs, accumulate)), 0);

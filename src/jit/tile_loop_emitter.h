@@ -2,8 +2,9 @@
 //
 //   for each of args->m_panels row panels:
 //     zero the accumulators; row cursors at the panel's first row
-//     for each of args->k4_steps 4-deep K steps: dot_step(); advance A by 4 bytes, B by b_step
-//     store the tile (C = acc, or C += acc when args->accumulate)
+//     [for each of k4_steps / U blocks of U steps: dot_block(); advance A by 4U, B by U b_step]
+//     for each remaining 4-deep K step: dot_step(); advance A by 4 bytes, B by b_step
+//     finish_accumulators(); store the tile (C = acc, or C += acc when args->accumulate)
 //     next panel: A += a_panel_stride, C += mr rows
 //
 // A derived emitter supplies the accumulator layout, the dot-product step and the store.
@@ -50,6 +51,12 @@ class TileLoopEmitter {
   virtual void prologue_extra() {}            // masks, constants (after the arguments load)
   virtual void zero_accumulators() = 0;
   virtual void dot_step() = 0;                // one 4-deep K step
+  // U = steps_per_block() > 1 (a power of two <= 8): dot_block() does U steps at once,
+  // leaving the cursors where they were; finish_accumulators() folds its accumulators
+  // into dot_step()'s before the store.
+  virtual int steps_per_block() const { return 1; }
+  virtual void dot_block() {}
+  virtual void finish_accumulators() {}
   virtual void store_tile(bool accumulate) = 0;
   virtual void embed_data() {}                // constants placed after the code
 
