@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <type_traits>
 
@@ -34,6 +35,19 @@ class PackBMatrix final : public PackMatrix<PackBMatrix<T, accT>, T, accT> {
     this->bcol_ = this->params_.NR;
     this->allocate_if_needed(layout_.allocation_bytes());
     detail::pack_b(layout_, trans, smat, ld, this->buf_);
+  }
+
+  // quire's addition: serialization. save() writes the packed weights with their
+  // geometry and a checksum (format in detail/PackB.h); load() rebuilds the object
+  // without repacking, on any path (every kernel reads any panel width). load() throws
+  // std::invalid_argument when the stream is not a packed B of this layout version, is
+  // truncated or fails its checksum.
+  void save(std::ostream& out) const { detail::save_packed_b(out, layout_, trans_, this->buf_); }
+  static std::unique_ptr<PackBMatrix> load(std::istream& in) {
+    const detail::PackedBHeader header = detail::read_packed_b_header(in);
+    std::unique_ptr<PackBMatrix> b(new PackBMatrix(header.layout, header.trans));
+    detail::read_packed_b_payload(in, header, b->buf_);
+    return b;
   }
 
   // Bytes for a caller-provided buffer holding one group of rows x cols (for G groups
@@ -75,6 +89,16 @@ class PackBMatrix final : public PackMatrix<PackBMatrix<T, accT>, T, accT> {
   }
 
  private:
+  // For load(): the geometry of a saved matrix, its bytes still to be read.
+  PackBMatrix(const detail::PackedBLayout& layout, matrix_op_t trans)
+      : PackMatrix<PackBMatrix, T, accT>(layout.k_per_group * layout.groups, layout.n, nullptr,
+                                         layout.groups, nullptr, "PackBMatrix::load"),
+        trans_(trans), layout_(layout) {
+    this->brow_ = this->params_.KCB;
+    this->bcol_ = layout.panel_width;
+    this->allocate_if_needed(layout_.allocation_bytes());
+  }
+
   matrix_op_t trans_;
   detail::PackedBLayout layout_;
 };

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 
 #include "quire/Types.h"
@@ -41,6 +42,21 @@ void pack_b(const PackedBLayout& layout, matrix_op_t trans, const int8_t* src, i
 
 // Writes B back in its source layout (same trans, groups stacked, compact ld).
 void unpack_b(const PackedBLayout& layout, matrix_op_t trans, const int8_t* packed, int8_t* dst);
+
+// Serialized form (little-endian): the 8 bytes "QUIREPB\0", then int32 layout version,
+// trans, K per group, N, groups, panel width, padded K; then total_bytes() packed bytes;
+// then the 64-bit FNV-1a hash of everything before it.
+void save_packed_b(std::ostream& out, const PackedBLayout& layout, matrix_op_t trans,
+                   const int8_t* packed);
+struct PackedBHeader {
+  PackedBLayout layout;
+  matrix_op_t trans;
+  uint64_t hash;  // of the bytes read so far, continued by read_packed_b_payload
+};
+// Reads and checks the header; throws std::invalid_argument naming what is wrong.
+PackedBHeader read_packed_b_header(std::istream& in);
+// Reads the packed bytes into dst and checks the hash.
+void read_packed_b_payload(std::istream& in, const PackedBHeader& header, int8_t* dst);
 
 // Human-readable dump of the packed panels.
 std::string describe_packed_b(const PackedBLayout& layout, const int8_t* packed,
