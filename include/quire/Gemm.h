@@ -45,7 +45,7 @@ void run_output(const OutOp& op, inst_set_t isa, cT* C, const int32_t* tile,
 // std::invalid_argument on inconsistent arguments.
 template <typename packingAMatrix, typename packingBMatrix, typename cT, typename processOutputType>
 void fbgemmPacked(PackMatrix<packingAMatrix, uint8_t, typename packingAMatrix::accType>& packA,
-                  PackMatrix<packingBMatrix, int8_t, typename packingBMatrix::accType>& packB,
+                  const PackMatrix<packingBMatrix, int8_t, typename packingBMatrix::accType>& packB,
                   cT* C, int32_t* C_buffer, uint32_t ldc, const processOutputType& outProcess,
                   int thread_id, int num_threads,
                   const BlockingFactors* blocking_params = nullptr) {

@@ -7,5 +7,7 @@
 #include "quire/PackAWithQuantRowOffset.h"
 #include "quire/PackBMatrix.h"
 #include "quire/PackMatrix.h"
+#include "quire/SimpleGemm.h"
+#include "quire/ThreadPool.h"
 #include "quire/Types.h"
 #include "quire/Utils.h"

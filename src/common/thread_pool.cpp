@@ -1,21 +1,26 @@
-#include "thread_pool.h"
+#include <chrono>
+#include <string>
 
-#include <immintrin.h>
+#include "quire/ThreadPool.h"
+#include "quire/detail/Check.h"
 
-#include "timing.h"
-
-namespace quire::bench {
+namespace quire {
 namespace {
 
-// After a job, a worker spins this long for the next one before it sleeps: back-to-back
-// timed calls (down to ~1 us each) must not pay a futex wake-up, while a pool that the
-// bench leaves alone (baselines running, cache flushes) must not steal their cores.
-constexpr double kSpinSeconds = 0.02;
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+inline void cpu_pause() { __builtin_ia32_pause(); }
 
 }  // namespace
 
-ThreadPool::ThreadPool(int threads) : threads_(threads), errors_(threads) {
-  helpers_.reserve(threads - 1);
+ThreadPool::ThreadPool(int threads, double spin_seconds)
+    : threads_(threads), spin_seconds_(spin_seconds) {
+  detail::check_arg(threads >= 1 && threads <= 1024, "ThreadPool", "threads", threads,
+                    "must be in [1, 1024]");
+  errors_.resize(static_cast<size_t>(threads));
+  helpers_.reserve(static_cast<size_t>(threads - 1));
   for (int t = 1; t < threads; ++t) helpers_.emplace_back([this, t] { worker(t); });
 }
 
@@ -30,7 +35,7 @@ void ThreadPool::run_job(int thread_id) {
   try {
     (*job_)(thread_id, threads_);
   } catch (...) {
-    errors_[thread_id] = std::current_exception();
+    errors_[static_cast<size_t>(thread_id)] = std::current_exception();
   }
 }
 
@@ -41,9 +46,9 @@ void ThreadPool::worker(int thread_id) {
     if (g == seen) {
       const double spin_start = now_seconds();
       for (int i = 0; g == seen; ++i) {
-        _mm_pause();
+        cpu_pause();
         // Read the clock only now and then: it costs far more than a pause.
-        if (i % 1024 == 1023 && now_seconds() - spin_start > kSpinSeconds) {
+        if (i % 1024 == 1023 && now_seconds() - spin_start > spin_seconds_) {
           generation_.wait(seen, std::memory_order_acquire);
         }
         g = generation_.load(std::memory_order_acquire);
@@ -62,7 +67,7 @@ void ThreadPool::run(const std::function<void(int, int)>& job) {
   generation_.fetch_add(1, std::memory_order_release);
   generation_.notify_all();
   run_job(0);
-  while (pending_.load(std::memory_order_acquire) != 0) _mm_pause();
+  while (pending_.load(std::memory_order_acquire) != 0) cpu_pause();
   std::exception_ptr first;
   for (std::exception_ptr& e : errors_) {
     if (e && !first) first = e;
@@ -71,4 +76,4 @@ void ThreadPool::run(const std::function<void(int, int)>& job) {
   if (first) std::rethrow_exception(first);
 }
 
-}  // namespace quire::bench
+}  // namespace quire
