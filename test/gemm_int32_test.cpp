@@ -2,6 +2,7 @@
 // shapes, groups, transposes and thread counts.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <tuple>
 #include <vector>
 
@@ -124,6 +125,46 @@ TEST_P(GemmInt32, ExtremeValuesAreExact) {
 
 INSTANTIATE_TEST_SUITE_P(AllIsas, GemmInt32, ::testing::ValuesIn(all_isas()),
                          [](const auto& info) { return std::string(instSetName(info.param.isa)); });
+
+}  // namespace
+}  // namespace quire::test
+
+namespace quire::test {
+namespace {
+
+// Packed B knows its own panel width: B packed on one path (here the portable path with
+// 4-column panels, narrower than any vector) must give exact results on every other.
+TEST(GemmInt32CrossPath, BPackedWithNarrowPanelsRunsEverywhere) {
+  const std::vector<int8_t> probe(4, 0);
+  for (int N : {3, 6, 8, 21}) {
+    const int M = 29, K = 40;
+    const std::vector<uint8_t> A = random_vector<uint8_t>(size_t(M) * K, 0, 255, 40 + N);
+    const std::vector<int8_t> B = random_vector<int8_t>(size_t(K) * N, -128, 127, 41 + N);
+    std::vector<int32_t> ref(size_t(M) * N);
+    ref::matmul_u8s8s32(M, N, K, A.data(), K, B.data(), N, ref.data(), N);
+    std::unique_ptr<PackBMatrix<int8_t>> packed;
+    {
+      ScopedIsa portable(inst_set_t::anyarch);
+      BlockingFactors narrow = PackBMatrix<int8_t>(matrix_op_t::NoTranspose, 4, 1, probe.data(), 1).blockingFactors();
+      narrow.NR = 4;
+      narrow.NR_MIN = 4;
+      narrow.NCB = 4;
+      packed = std::make_unique<PackBMatrix<int8_t>>(matrix_op_t::NoTranspose, K, N, B.data(), N, nullptr, 1, &narrow);
+      ASSERT_EQ(packed->layout().panel_width, 4);
+    }
+    for (const IsaCase& c : all_isas()) {
+      if (!c.supported) continue;
+      ScopedIsa isa(c.isa);
+      std::vector<int32_t> C(size_t(M) * N + 64, -7);
+      PackAMatrix<uint8_t> packA(matrix_op_t::NoTranspose, M, K, A.data(), K);
+      DoNothing<int32_t, int32_t> done;
+      memCopy<> copy(done);
+      fbgemmPacked(packA, *packed, C.data(), C.data(), N, copy, 0, 1);
+      ASSERT_EQ(compare_buffers(ref.data(), C.data(), M, N, N, 5), 0) << instSetName(c.isa) << " N=" << N;
+      for (size_t i = size_t(M) * N; i < C.size(); ++i) ASSERT_EQ(C[i], -7) << instSetName(c.isa);
+    }
+  }
+}
 
 }  // namespace
 }  // namespace quire::test

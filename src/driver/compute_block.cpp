@@ -15,9 +15,9 @@ void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
   args.b_step = int64_t{width} * 4;
   args.ldc_bytes = ldc * static_cast<int64_t>(sizeof(int32_t));
   args.accumulate = accumulate;
-  // A narrow output (3..8 columns, the whole group) runs the kernels that pack several
-  // rows per vector, over tiles of `tile` rows.
-  if (const int tile = kernels.narrow_rows(nc); tile > 0 && n0 == 0 && nc == b.n) {
+  // A narrow output (3..8 columns, the whole group, within one B panel) runs the kernels
+  // that pack several rows per vector, over tiles of `tile` rows.
+  if (const int tile = kernels.narrow_rows(nc); tile > 0 && n0 == 0 && nc == b.n && nc <= width) {
     args.b = b_group + int64_t{k0} * width;
     args.nr = nc;
     for (int row = 0; row < mc;) {
