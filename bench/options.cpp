@@ -49,11 +49,16 @@ void print_usage(std::FILE* out, const char* argv0) {
       out,
       "usage: %s [options]\n"
       "  --shapes SET       inference (default) | square | conv | all (inference + square)\n"
+      "                     | half (M = 1..119, N = K = 512; the default for fp16 and bf16)\n"
+      "                     conv: the convolution bench (fbgemmConv on ResNet-50, MobileNet-v2\n"
+      "                     and ResNeXt layers, against plain and unfused GEMMs)\n"
+      "  --precision P      int8 (default) | fp16 | bf16: fp32 activations x fp16 / bf16\n"
+      "                     weights (cblas_gemm_compute) against OpenBLAS sgemm\n"
       "  --shape M,N,K      run this shape instead of a set (repeatable)\n"
       "  --threads T        threads per call (default 1), for quire and the baselines\n"
       "  --isa NAME         force quire's path: anyarch | avx2 | avx_vnni | avx512 |\n"
       "                     avx512_ymm | avx512_vnni_ymm | avx512_vnni (exit 2 if the CPU lacks it)\n"
-      "  --output KIND      u8 (default: requantized, per-channel) | int32 (raw)\n"
+      "  --output KIND      int8 only: u8 (default: requantized, per-channel) | int32 (raw)\n"
       "  --min-time S       seconds of timed calls per shape and library (default 0.2);\n"
       "                     with --flush the flushes count too\n"
       "  --flush            evict the caches (64 MiB written) before every timed call\n"
@@ -65,6 +70,7 @@ void print_usage(std::FILE* out, const char* argv0) {
 
 std::optional<Options> parse_options(int argc, char** argv) {
   Options opt;
+  bool shape_set_given = false;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     auto value = [&]() -> std::string {
@@ -76,9 +82,15 @@ std::optional<Options> parse_options(int argc, char** argv) {
       return std::nullopt;
     } else if (flag == "--shapes") {
       opt.shape_set = value();
+      shape_set_given = true;
       if (opt.shape_set != "inference" && opt.shape_set != "square" &&
-          opt.shape_set != "conv" && opt.shape_set != "all") {
+          opt.shape_set != "conv" && opt.shape_set != "all" && opt.shape_set != "half") {
         throw UsageError("--shapes: unknown set '" + opt.shape_set + "'");
+      }
+    } else if (flag == "--precision") {
+      opt.precision = value();
+      if (opt.precision != "int8" && opt.precision != "fp16" && opt.precision != "bf16") {
+        throw UsageError("--precision: want int8, fp16 or bf16, got '" + opt.precision + "'");
       }
     } else if (flag == "--shape") {
       opt.shapes.push_back(parse_shape(value()));
@@ -108,6 +120,10 @@ std::optional<Options> parse_options(int argc, char** argv) {
     } else {
       throw UsageError("unknown option '" + flag + "'");
     }
+  }
+  if (opt.precision != "int8" && !shape_set_given) opt.shape_set = "half";
+  if (opt.precision != "int8" && opt.shape_set == "conv") {
+    throw UsageError("--precision " + opt.precision + " runs GEMM shapes; --shapes conv is int8");
   }
   return opt;
 }

@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "baseline.h"
+#include "conv_bench.h"
 #include "gemm_data.h"
+#include "half_bench.h"
 #include "options.h"
 #include "peak_probe.h"
 #include "progress.h"
@@ -33,6 +35,7 @@ std::vector<Shape> select_shapes(const Options& opt) {
   if (!opt.shapes.empty()) return opt.shapes;
   std::vector<Shape> shapes;
   if (opt.shape_set == "inference" || opt.shape_set == "all") shapes = inference_shapes();
+  if (opt.shape_set == "half") shapes = half_shapes();
   if (opt.shape_set == "square" || opt.shape_set == "all") {
     for (const Shape& s : square_shapes()) shapes.push_back(s);
   }
@@ -49,6 +52,7 @@ Measurement measure(const std::function<void()>& call, const Shape& s, const Opt
 
 int run(const Options& opt) {
   const std::vector<Shape> shapes = select_shapes(opt);
+  if (opt.precision != "int8") return run_half_bench(opt, shapes);
 
   RunInfo info;
   info.cpu = cpu_name();
@@ -152,16 +156,10 @@ int main(int argc, char** argv) {
   }
   if (!opt) return 0;
 
-  if (opt->shapes.empty() && opt->shape_set == "conv") {
-    std::fprintf(stderr,
-                 "quire-bench: the conv shape set is not implemented yet: the convolution "
-                 "bench arrives with the convolution issue\n");
-    return 1;
-  }
   if (opt->shapes.empty() && opt->shape_set == "all") {
     std::fprintf(stderr,
-                 "quire-bench: --shapes all runs inference + square; the conv set arrives "
-                 "with the convolution issue\n");
+                 "quire-bench: --shapes all runs inference + square; the conv bench is "
+                 "--shapes conv\n");
   }
 
   if (opt->isa) {
@@ -175,6 +173,7 @@ int main(int argc, char** argv) {
   }
 
   try {
+    if (opt->shapes.empty() && opt->shape_set == "conv") return run_conv_bench(*opt);
     return run(*opt);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "quire-bench: error: %s\n", e.what());

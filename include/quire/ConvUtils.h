@@ -187,25 +187,31 @@ struct conv_param_t {
   // output pads of a transposed convolution.
   std::string toString() const {
     static const char* const kNames[3] = {"T", "H", "W"};
-    const auto name = [](int d) { return std::string(kNames[3 - SPATIAL_DIM + d]); };
-    std::string out = "MB:" + std::to_string(MB) + ", IC:" + std::to_string(IC) +
-                      ", OC:" + std::to_string(OC) + ", ";
-    for (int d = 0; d < SPATIAL_DIM; ++d) out += "I" + name(d) + ":" + std::to_string(IN_DIM[d]) + ", ";
-    out += "G:" + std::to_string(G) + ", ";
-    for (int d = 0; d < SPATIAL_DIM; ++d) out += "K" + name(d) + ":" + std::to_string(K[d]) + ", ";
-    for (int d = 0; d < SPATIAL_DIM; ++d)
-      out += "stride_" + name(d) + ":" + std::to_string(stride[d]) + ", ";
-    for (int e = 0; e < 2 * SPATIAL_DIM; ++e)
-      out += "pad_" + name(e % SPATIAL_DIM) + ":" + std::to_string(pad[e]) + ", ";
-    for (int d = 0; d < SPATIAL_DIM; ++d) {
-      out += "dilation_" + name(d) + ":" + std::to_string(dilation[d]);
-      if (d + 1 < SPATIAL_DIM) out += ", ";
-    }
+    // Appends "<prefix><dimension name>:<value>, " (operator+ chains of std::string
+    // trigger a false -Wrestrict in GCC 12).
+    std::string out;
+    const auto field = [&out](const char* prefix, const char* name, int value) {
+      out += prefix;
+      out += name;
+      out += ':';
+      out += std::to_string(value);
+      out += ", ";
+    };
+    const auto dim = [](int d) { return kNames[3 - SPATIAL_DIM + d]; };
+    field("MB", "", MB);
+    field("IC", "", IC);
+    field("OC", "", OC);
+    for (int d = 0; d < SPATIAL_DIM; ++d) field("I", dim(d), IN_DIM[d]);
+    field("G", "", G);
+    for (int d = 0; d < SPATIAL_DIM; ++d) field("K", dim(d), K[d]);
+    for (int d = 0; d < SPATIAL_DIM; ++d) field("stride_", dim(d), stride[d]);
+    for (int e = 0; e < 2 * SPATIAL_DIM; ++e) field("pad_", dim(e % SPATIAL_DIM), pad[e]);
+    for (int d = 0; d < SPATIAL_DIM; ++d) field("dilation_", dim(d), dilation[d]);
     if (transposed) {
-      out += ", transposed";
-      for (int d = 0; d < SPATIAL_DIM; ++d)
-        out += ", output_padding_" + name(d) + ":" + std::to_string(output_pad[d]);
+      out += "transposed, ";
+      for (int d = 0; d < SPATIAL_DIM; ++d) field("output_padding_", dim(d), output_pad[d]);
     }
+    out.resize(out.size() - 2);  // the last ", "
     return out;
   }
 };

@@ -1,6 +1,8 @@
 // Everything of quire's int8 GEMM API in one include.
 #pragma once
 
+#include "quire/FbgemmBF16.h"
+#include "quire/Conv.h"
 #include "quire/Gemm.h"
 #include "quire/OutputProcessing.h"
 #include "quire/PackAMatrix.h"

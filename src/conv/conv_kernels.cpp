@@ -1,26 +1,17 @@
-// The convolution routines per GEMM path (see conv_kernels.h). This is the one place the
-// convolution code maps an instruction set onto its routines.
+// The convolution routines of each path; the dispatch record (src/cpu/dispatch.cpp) says
+// which table a path uses.
 #include "conv/conv_kernels.h"
 
 namespace quire::conv {
-namespace {
 
-const ConvKernels kPortable = {"portable", &im2col_row_portable};
-const ConvKernels kAvx2 = {"avx2", &im2col_row_avx2};
-const ConvKernels kAvx512 = {"avx512", &im2col_row_avx512};
+const ConvKernels kConvPortable = {"portable", &im2col_rows_portable, &depthwise_portable,
+                                   &groupwise_portable};
+const ConvKernels kConvAvx2 = {"avx2", &im2col_rows_avx2, &depthwise_avx2, &groupwise_avx2};
+const ConvKernels kConvAvx512 = {"avx512", &im2col_rows_avx512, &depthwise_avx512,
+                                 &groupwise_avx512};
+const ConvKernels kConvAvx512Vnni = {"avx512_vnni", &im2col_rows_avx512, &depthwise_avx512vnni,
+                                     &groupwise_avx512vnni};
 
-}  // namespace
-
-const ConvKernels& conv_kernels_for(const detail::IsaRecord& isa) {
-  switch (isa.isa) {
-    case detail::Isa::portable: return kPortable;
-    case detail::Isa::avx2:
-    case detail::Isa::avx_vnni:
-    case detail::Isa::avx512_vnni_ymm: return kAvx2;
-    case detail::Isa::avx512:
-    case detail::Isa::avx512_vnni: break;
-  }
-  return kAvx512;
-}
+const ConvKernels& conv_kernels_for(const detail::IsaRecord& isa) { return *isa.conv; }
 
 }  // namespace quire::conv

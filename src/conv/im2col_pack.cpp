@@ -1,6 +1,6 @@
 // im2col fused into A packing: each row of a block is described as runs of contiguous
-// input bytes and runs of the zero point, which the active path's row routine copies
-// (with the row sum fused).
+// input bytes and runs of the zero point (copied from a row of it), which the active
+// path's row routine copies, with the row sum fused.
 //
 // Column c of group grp's part of the im2col matrix is tap c / (IC/G), channel
 // c % (IC/G) of the group. A kernel row (taps (kt, kh, 0 .. KW-1)) spans KW * IC/G
@@ -57,31 +57,48 @@ void advance(const ConvGeometry& g, OutPos& p) {
   ++p.n;
 }
 
-// Runs of one row, merged as they are appended: a copy continuing the previous copy's
-// source, or a fill after a fill, extends it.
+// Runs of one row, merged as they are appended: a run of input continuing the previous
+// one's source, or padding after padding, extends it. Padding runs read zp_row (long
+// enough for a whole block row) and do not move along a stretch; add() takes null for
+// them. Input runs move by `step` per pixel of a stretch.
 class RunList {
  public:
-  explicit RunList(Im2ColRun* storage) : runs_(storage) {}
+  RunList(Im2ColRun* storage, const uint8_t* zp_row, int64_t step)
+      : runs_(storage), zp_(zp_row), step_(step) {}
   void clear() { n_ = 0; }
   void add(const uint8_t* src, int len) {
+    const bool pad = src == nullptr;
     if (n_ > 0) {
       Im2ColRun& last = runs_[n_ - 1];
-      const bool joins = src == nullptr ? last.src == nullptr
-                                        : last.src != nullptr && last.src + last.len == src;
+      const bool joins = pad ? last.src == zp_ : last.src != zp_ && last.src + last.len == src;
       if (joins) {
         last.len += len;
         return;
       }
     }
-    runs_[n_++] = Im2ColRun{src, len};
+    runs_[n_++] = pad ? Im2ColRun{zp_, 0, len} : Im2ColRun{src, step_, len};
   }
   const Im2ColRun* data() const { return runs_; }
   int size() const { return n_; }
 
  private:
   Im2ColRun* runs_;
+  const uint8_t* zp_;
+  int64_t step_;
   int n_ = 0;
 };
+
+// The output pixels from p on, in p's row of output pixels, whose every tap lies inside
+// the input width (forward convolution): for them the rows of the im2col matrix are one
+// run list moving by stride_w * IC per pixel. 0 when p itself is not such a pixel.
+//   iw0 = ow * stride - pad >= 0   and   iw0 + (KW - 1) * dilation < IW
+int interior_stretch(const ConvGeometry& g, const OutPos& p) {
+  if (g.transposed) return 0;
+  const int iw0 = p.o[2] * g.stride[2] - g.pad_begin[2];
+  const int last_iw0 = g.in[2] - 1 - (g.kernel[2] - 1) * g.dilation[2];
+  if (iw0 < 0 || iw0 > last_iw0) return 0;
+  return std::min(g.out[2] - p.o[2], (last_iw0 - iw0) / g.stride[2] + 1);
+}
 
 // Upper bound on the runs of one row: three per kernel row, or one per tap.
 int max_runs(const ConvGeometry& g) { return 3 * g.kernel_prod() + 1; }
@@ -133,15 +150,14 @@ void build_row(const ConvGeometry& g, const uint8_t* A, const OutPos& p, int grp
 
 }  // namespace
 
-void pack_im2col_block(const ConvGeometry& g, const uint8_t* A, uint8_t a_zero_point,
+void pack_im2col_block(const ConvGeometry& g, const uint8_t* A, const uint8_t* zp_row,
                        const block_type_t& block, uint8_t* dst, int64_t ld_dst,
                        int32_t* row_sums) {
   const int kg = g.gemm_k_per_group();
   const int grp = block.col_start / kg;
   const int k0 = block.col_start - grp * kg, k1 = k0 + block.col_size;
   const bool accumulate = k0 != 0;
-  const int padded = (block.col_size + 3) & ~3;
-  const conv::Im2ColRowFn row_fn = conv::conv_kernels_for(active_isa()).im2col_row;
+  const conv::Im2ColRowsFn rows_fn = conv::conv_kernels_for(active_isa()).im2col_rows;
 
   constexpr int kStackRuns = 256;
   Im2ColRun stack_runs[kStackRuns];
@@ -151,15 +167,18 @@ void pack_im2col_block(const ConvGeometry& g, const uint8_t* A, uint8_t a_zero_p
     heap_runs.resize(static_cast<size_t>(max_runs(g)));
     storage = heap_runs.data();
   }
-  RunList runs(storage);
+  RunList runs(storage, zp_row, int64_t{g.stride[2]} * g.in_channels);
 
+  // Rows go in stretches: a run of interior pixels (one run list for all), or one row.
   OutPos p = out_pos(g, block.row_start);
-  for (int i = 0; i < block.row_size; ++i, advance(g, p)) {
+  for (int i = 0; i < block.row_size;) {
+    const int rows = std::clamp(interior_stretch(g, p), 1, block.row_size - i);
     runs.clear();
     build_row(g, A, p, grp, k0, k1, runs);
-    const int32_t sum = row_fn(runs.data(), runs.size(), a_zero_point, dst + i * ld_dst, padded,
-                               row_sums != nullptr);
-    if (row_sums != nullptr) row_sums[i] = accumulate ? row_sums[i] + sum : sum;
+    rows_fn(runs.data(), runs.size(), rows, dst + i * ld_dst, ld_dst,
+            row_sums != nullptr ? row_sums + i : nullptr, accumulate);
+    i += rows;
+    for (int r = 0; r < rows; ++r) advance(g, p);
   }
 }
 

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "conv/conv_kernels.h"
 #include "cpu/cpu_features.h"
 #include "driver/portable_kernel.h"
 #include "jit/kernel_cache.h"
@@ -38,23 +39,28 @@ MicroKernelFn portable_kernel(int, int) { return &driver::portable_micro_kernel;
 // MCB x KCB (the packed A block, 240 KiB) stays in L2; so does the KCB x NR B panel the
 // MR-row panels stream past. KCB = 2048 measured 2-8% faster than 512 and 1024 on
 // 6x4096x2048, 1024^3 and 2048^3 (fewer passes over the C tile), on every path.
+// Fields: path, FBGEMM name, name, int32 lanes, blocking {MR, NR, NR_MIN, ROW_INTERLEAVE,
+// MCB, KCB, NCB}, kernel, narrow kernel and its tile rows, A packer, output routines,
+// quantization routines, convolution routines.
 const IsaRecord kRecords[] = {
     {Isa::portable, inst_set_t::anyarch, "anyarch", 16, {4, 16, 16, 4, 64, 256, 256},
-     &portable_kernel, nullptr, 0, &pack::pack_a_portable, &kEpiloguePortable, &kQuantPortable},
+     &portable_kernel, nullptr, 0,
+     &pack::pack_a_portable, &kEpiloguePortable, &kQuantPortable, &conv::kConvPortable},
     {Isa::avx2, inst_set_t::avx2, "avx2", 8, {4, 16, 8, 4, 120, 2048, 512},
-     &jit_kernel<Isa::avx2>, nullptr, 0, &pack::pack_a_avx2, &kEpilogueAvx2, &kQuantAvx2},
+     &jit_kernel<Isa::avx2>, nullptr, 0,
+     &pack::pack_a_avx2, &kEpilogueAvx2, &kQuantAvx2, &conv::kConvAvx2},
     {Isa::avx_vnni, inst_set_t::avx_vnni, "avx_vnni", 8, {6, 16, 8, 4, 120, 2048, 512},
-     &jit_kernel<Isa::avx_vnni>, nullptr, 0, &pack::pack_a_avx2, &kEpilogueAvx2, &kQuantAvx2},
+     &jit_kernel<Isa::avx_vnni>, nullptr, 0,
+     &pack::pack_a_avx2, &kEpilogueAvx2, &kQuantAvx2, &conv::kConvAvx2},
     {Isa::avx512, inst_set_t::avx512, "avx512", 16, {6, 48, 16, 4, 120, 2048, 480},
-     &jit_kernel<Isa::avx512>, &jit_narrow_kernel<Isa::avx512>, 12, &pack::pack_a_avx512, &kEpilogueAvx512, &kQuantAvx512},
-    {Isa::avx512_vnni_ymm, inst_set_t::avx512_vnni_ymm, "avx512_vnni_ymm", 8,
-     {6, 16, 8, 4, 120, 2048, 512}, &jit_kernel<Isa::avx512_vnni_ymm>, nullptr, 0,
-     &pack::pack_a_avx512,
-     &kEpilogueAvx512, &kQuantAvx512},
-    {Isa::avx512_vnni, inst_set_t::avx512_vnni, "avx512_vnni", 16,
-     {6, 64, 16, 4, 120, 2048, 512}, &jit_kernel<Isa::avx512_vnni>,
-     &jit_narrow_kernel<Isa::avx512_vnni>, 12, &pack::pack_a_avx512,
-     &kEpilogueAvx512, &kQuantAvx512},
+     &jit_kernel<Isa::avx512>, &jit_narrow_kernel<Isa::avx512>, 12,
+     &pack::pack_a_avx512, &kEpilogueAvx512, &kQuantAvx512, &conv::kConvAvx512},
+    {Isa::avx512_vnni_ymm, inst_set_t::avx512_vnni_ymm, "avx512_vnni_ymm", 8, {6, 16, 8, 4, 120, 2048, 512},
+     &jit_kernel<Isa::avx512_vnni_ymm>, nullptr, 0,
+     &pack::pack_a_avx512, &kEpilogueAvx512, &kQuantAvx512, &conv::kConvAvx2},
+    {Isa::avx512_vnni, inst_set_t::avx512_vnni, "avx512_vnni", 16, {6, 64, 16, 4, 120, 2048, 512},
+     &jit_kernel<Isa::avx512_vnni>, &jit_narrow_kernel<Isa::avx512_vnni>, 12,
+     &pack::pack_a_avx512, &kEpilogueAvx512, &kQuantAvx512, &conv::kConvAvx512Vnni},
 };
 
 bool cpu_has(Isa isa) {

@@ -74,7 +74,9 @@ const char* half_kernel_set_name(const HalfKernelSet& set);
 // The path the active instruction set (detail::active_isa()) uses.
 const HalfKernelSet& active_half_kernels(HalfType type);
 
-// The part of the call that thread_id computes with the given path.
+// The part of the call that thread_id computes with the given path (one of
+// half_kernel_sets(call.weights); another weight type's path throws
+// std::invalid_argument).
 void half_gemm(const HalfGemmCall& call, const HalfKernelSet& set, int thread_id,
                int num_threads);
 

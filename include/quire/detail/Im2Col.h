@@ -16,11 +16,14 @@ void check_im2col_source(const ConvGeometry& g, const void* sdata, int32_t a_zer
 // Packs one block of the im2col matrix (rows: output pixels of the batch; columns inside
 // one group: taps outer, channels inner, see ref::im2col) row-major into dst, rows
 // ld_dst bytes apart, each row zero-padded to a multiple of 4 bytes. Positions outside
-// the input read a_zero_point. The block is built from runs of contiguous input bytes
-// (one run spans a whole kernel row when G = 1 and the width dilation is 1), so the
-// copy is as wide as the layout allows. row_sums (nullable) gets the sum of each row's
-// bytes: written when the block starts its group's K range, added otherwise.
-void pack_im2col_block(const ConvGeometry& g, const uint8_t* A, uint8_t a_zero_point,
+// the input read zp_row (block.col_size bytes of the activation zero point). The block
+// is built from runs of contiguous input bytes (one run spans a whole kernel row when
+// G = 1 and the width dilation is 1), so the copy is as wide as the layout allows.
+// dst needs kIm2ColSlack bytes past its last row: rows are written with whole-vector
+// stores. row_sums (nullable) gets the sum of each row's bytes: written when the block
+// starts its group's K range, added otherwise.
+inline constexpr int kIm2ColSlack = 64;
+void pack_im2col_block(const ConvGeometry& g, const uint8_t* A, const uint8_t* zp_row,
                        const block_type_t& block, uint8_t* dst, int64_t ld_dst,
                        int32_t* row_sums);
 

@@ -6,6 +6,10 @@
 
 #include "quire/Types.h"
 
+namespace quire::conv {
+struct ConvKernels;  // convolution routines (im2col rows, depthwise, groupwise), src/conv
+}  // namespace quire::conv
+
 namespace quire::detail {
 
 // The code paths quire has, lowest first. avx512_vnni_ymm runs the avx_vnni kernels
@@ -56,6 +60,7 @@ struct IsaRecord {
   PackAFn pack_a;
   const EpilogueTable* epilogue;
   const QuantKernels* quant;
+  const conv::ConvKernels* conv;
 };
 
 // The record in use: the best path the CPU has, or the forced one (QUIRE_ISA or

@@ -1,8 +1,9 @@
-// One im2col row with AVX2: runs are copied 32 bytes at a time; a run's tail is one
+// im2col rows with AVX2: runs are copied 32 bytes at a time; a run's tail is one
 // overlapping 32-byte move when the run is at least 32 bytes long (it rewrites bytes of
 // the same run with the same values), else moves of 16, 8, 4, 2 and 1 bytes. AVX2 has
 // no byte masks, so the row sum is taken afterwards from the row just written (in L1):
-// vpsadbw over 32-byte pieces, then 16, 8 and 4 (the row is padded to a multiple of 4).
+// vpsadbw over 32-byte pieces, then 16, 8 and 4 (the row is padded to a multiple of 4
+// by one 4-byte zero store after the last run).
 #include <cstring>
 
 #include "common/intrinsics.h"
@@ -50,18 +51,6 @@ inline void copy_run(const uint8_t* s, uint8_t* d, int n) {
                         _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + n - 32)));
 }
 
-inline void fill_run(uint8_t* d, int n, uint8_t fill) {
-  const __m256i v = _mm256_set1_epi8(static_cast<char>(fill));
-  int c = 0;
-  for (; c + 32 <= n; c += 32) _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + c), v);
-  if (c == n) return;
-  if (n >= 32) {
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + n - 32), v);
-    return;
-  }
-  std::memset(d + c, fill, static_cast<size_t>(n - c));
-}
-
 // Sum of the first n bytes of p, n a multiple of 4.
 inline int32_t sum_bytes(const uint8_t* p, int n) {
   const __m256i zero = _mm256_setzero_si256();
@@ -90,18 +79,22 @@ inline int32_t sum_bytes(const uint8_t* p, int n) {
 
 }  // namespace
 
-int32_t im2col_row_avx2(const Im2ColRun* runs, int nruns, uint8_t fill, uint8_t* dst,
-                        int padded, bool want_sum) {
-  int pos = 0;
-  for (int r = 0; r < nruns; ++r) {
-    if (runs[r].src == nullptr)
-      fill_run(dst + pos, runs[r].len, fill);
-    else
-      copy_run(runs[r].src, dst + pos, runs[r].len);
-    pos += runs[r].len;
+void im2col_rows_avx2(const Im2ColRun* runs, int nruns, int nrows, uint8_t* dst,
+                      int64_t ld_dst, int32_t* row_sums, bool accumulate) {
+  for (int j = 0; j < nrows; ++j) {
+    uint8_t* d = dst + j * ld_dst;
+    int pos = 0;
+    for (int r = 0; r < nruns; ++r) {
+      copy_run(runs[r].src + j * runs[r].step, d + pos, runs[r].len);
+      pos += runs[r].len;
+    }
+    const uint32_t zeros = 0;
+    std::memcpy(d + pos, &zeros, 4);
+    if (row_sums != nullptr) {
+      const int32_t sum = sum_bytes(d, (pos + 3) & ~3);
+      row_sums[j] = accumulate ? row_sums[j] + sum : sum;
+    }
   }
-  for (; pos < padded; ++pos) dst[pos] = 0;
-  return want_sum ? sum_bytes(dst, padded) : 0;
 }
 
 }  // namespace quire::conv

@@ -1,0 +1,147 @@
+// Groupwise convolution with few channels per group (IC/G == OC/G in {4, 8, 16}, e.g.
+// ResNeXt's G = 32): a direct kernel whose vectors span the output channels of several
+// groups at once (16 lanes = 4 groups of 4, 2 of 8 or 1 of 16), instead of one GEMM per
+// group whose N = OC/G leaves most lanes of a vector idle (docs/convolution.md,
+// "Groupwise").
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "quire/ConvFastPath.h"
+#include "quire/ConvUtils.h"
+#include "quire/OutputProcessing.h"
+#include "quire/Utils.h"
+#include "quire/detail/Check.h"
+#include "quire/detail/ConvDirect.h"
+
+namespace quire {
+
+namespace detail {
+
+// Packed groupwise weights: for output-channel vector v (16 channels), tap t, input
+// dword d (channels 4d .. 4d+3 of the group), lane l (output channel 16 v + l, group
+// g = (16 v + l) / cg, o = its index in the group), byte b:
+//   packed[(((v * taps + t) * (cg / 4) + d) * 16 + l) * 4 + b] = W[g][o][t][4 d + b]
+// with cg = IC/G = OC/G, zero for channels past OC.
+int64_t gconv_packed_bytes(const ConvGeometry& g);
+// src: KRSC (G x OC/G x taps x IC/G) when krsc, else G x taps x IC/G x OC/G.
+void pack_gconv_weights(const ConvGeometry& g, bool krsc, const int8_t* src, int8_t* dst);
+void unpack_gconv_weights(const ConvGeometry& g, bool krsc, const int8_t* packed, int8_t* dst);
+
+}  // namespace detail
+
+template <typename T = int8_t, typename accT = int32_t, int SPATIAL_DIM = 2>
+class PackWeightMatrixForGConv {
+  static_assert(std::is_same_v<T, int8_t>, "weights must be int8_t");
+  static_assert(std::is_same_v<accT, int32_t>, "only 32-bit accumulation is available");
+
+ public:
+  using This = PackWeightMatrixForGConv<T, accT, SPATIAL_DIM>;
+  using inpType = T;
+  using accType = accT;
+
+  // trans: Transpose means sdata is KRSC (G x OC/G x kernel x IC/G, what PackWeightsForConv
+  // takes); NoTranspose means G x kernel x IC/G x OC/G. pdata, if given, must hold
+  // packedBufferSize(conv_param) bytes.
+  PackWeightMatrixForGConv(matrix_op_t trans, const conv_param_t<SPATIAL_DIM>& conv_param,
+                           const T* sdata, T* pdata = nullptr)
+      : trans_(trans), conv_param_(conv_param), sdata_(sdata), pdata_(pdata) {
+    constexpr const char* kWhere = "PackWeightMatrixForGConv";
+    detail::check_conv_param(conv_param, kWhere);
+    if (!fbgemmOptimizedGConv(conv_param))
+      throw std::invalid_argument(std::string(kWhere) + ": conv_param (" + conv_param.toString() +
+                                  ") is not a groupwise shape: IC/G == OC/G in {4, 8, 16}, "
+                                  "G > 1, not transposed");
+    detail::check_arg(trans == matrix_op_t::NoTranspose || trans == matrix_op_t::Transpose,
+                      kWhere, "trans", static_cast<int>(trans), "is not a matrix_op_t");
+    detail::check_not_null(sdata, kWhere, "sdata");
+    if (pdata_ == nullptr) {
+      pdata_ = static_cast<T*>(
+          fbgemmAlignedAlloc(64, static_cast<size_t>(packedBufferSize(conv_param))));
+      owns_ = true;
+    }
+    pack();
+  }
+  ~PackWeightMatrixForGConv() {
+    if (owns_) fbgemmAlignedFree(pdata_);
+  }
+  PackWeightMatrixForGConv(const PackWeightMatrixForGConv&) = delete;
+  PackWeightMatrixForGConv& operator=(const PackWeightMatrixForGConv&) = delete;
+
+  // Groups whose output channels share one 16-lane vector.
+  static int numOfGroupsTogether(const conv_param_t<SPATIAL_DIM>& conv_param) {
+    const int cg = conv_param.OC / conv_param.G;
+    return cg >= 16 ? 1 : 16 / cg;
+  }
+  static int64_t packedBufferSize(const conv_param_t<SPATIAL_DIM>& conv_param) {
+    return detail::gconv_packed_bytes(detail::conv_geometry(conv_param));
+  }
+
+  // (Re)packs sdata, the source given at construction.
+  void pack() {
+    detail::pack_gconv_weights(detail::conv_geometry(conv_param_), trans_ == matrix_op_t::Transpose,
+                               sdata_, pdata_);
+  }
+  // Writes the weights back in the layout given at construction.
+  void unpack(T* origin_buf) const {
+    detail::check_not_null(origin_buf, "PackWeightMatrixForGConv::unpack", "origin_buf");
+    detail::unpack_gconv_weights(detail::conv_geometry(conv_param_),
+                                 trans_ == matrix_op_t::Transpose, pdata_, origin_buf);
+  }
+  T* getBuf() { return pdata_; }
+  const T* getBuf() const { return pdata_; }
+  const conv_param_t<SPATIAL_DIM>& convParam() const { return conv_param_; }
+
+ private:
+  matrix_op_t trans_;
+  conv_param_t<SPATIAL_DIM> conv_param_;
+  const T* sdata_;
+  T* pdata_;
+  bool owns_ = false;
+};
+
+// The direct groupwise kernel keeps its row sums in registers: no buffer is needed.
+template <int SPATIAL_DIM = 2>
+int rowOffsetBufferSizeGConv(const conv_param_t<SPATIAL_DIM>& /*conv_param*/) {
+  return 0;
+}
+
+// out (MB x OUT_DIM x OC, uint8) = the requantized groupwise convolution, this thread's
+// share of the output pixels. a_zero_point fills the padding and must equal
+// outProcess.getAZeroPoint(); rowOffsetBuf and outBuffer are not used (may be null).
+// GROUP granularity means one quantization group per conv group.
+template <typename packed_W, typename outType, bool FUSE_RELU, QuantizationGranularity Q_GRAN,
+          int SPATIAL_DIM = 2, typename BIAS_TYPE = int32_t>
+void fbgemmGroupwiseConv(const conv_param_t<SPATIAL_DIM>& conv_param, const uint8_t* activations,
+                         int32_t a_zero_point, int32_t* /*rowOffsetBuf*/,
+                         packed_W& packed_weights, outType* out, int32_t* /*outBuffer*/,
+                         const ReQuantizeOutput<FUSE_RELU, Q_GRAN, BIAS_TYPE>& outProcess,
+                         int thread_id, int num_threads) {
+  static_assert(std::is_same_v<outType, uint8_t>, "groupwise output is uint8_t");
+  constexpr const char* kWhere = "fbgemmGroupwiseConv";
+  detail::check_conv_param(conv_param, kWhere);
+  const auto& pc = packed_weights.convParam();
+  const bool same = pc.IC == conv_param.IC && pc.OC == conv_param.OC && pc.G == conv_param.G &&
+                    pc.K == conv_param.K;
+  detail::check_arg(same, kWhere, "packed_weights", 0,
+                    ("were packed for " + pc.toString() + ", not " + conv_param.toString()).c_str());
+  detail::check_arg(a_zero_point == outProcess.getAZeroPoint(), kWhere, "a_zero_point",
+                    a_zero_point, "must equal outProcess.getAZeroPoint()");
+  detail::check_arg(outProcess.getNCols() == static_cast<uint32_t>(conv_param.OC), kWhere,
+                    "outProcess.getNCols()", outProcess.getNCols(), "must equal OC");
+  detail::DirectRequant r;
+  r.a_zero_point = a_zero_point;
+  r.b_zero_point = outProcess.getBZeroPoint();
+  r.col_offsets = outProcess.getColOffsets();
+  r.c_multiplier = outProcess.getCMultiplier();
+  r.c_zero_point = outProcess.getCZeroPoint();
+  r.act_times_w_scale = outProcess.getActWScale();
+  r.fuse_relu = FUSE_RELU;
+  detail::set_bias_and_granularity<Q_GRAN>(r, outProcess.getBias(), conv_param.OC / conv_param.G);
+  detail::groupwise_conv(detail::conv_geometry(conv_param), activations, packed_weights.getBuf(),
+                         r, out, thread_id, num_threads, kWhere);
+}
+
+}  // namespace quire

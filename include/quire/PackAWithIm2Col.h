@@ -1,0 +1,119 @@
+// PackAWithIm2Col: the A packer of a convolution run as a GEMM. The im2col matrix
+// (one row per output pixel of the batch; per group, kernel taps outer and input
+// channels inner, see quire/ref/ReferenceConv.h) is never formed: each MCB x KCB block
+// is gathered straight from the NHWC activations into the packed block, padding
+// filled with the activation zero point, row sums fused into the same pass.
+//
+//   C (MB * OUT_DIM x OC) = im2col(A) (MB * OUT_DIM x G * K * IC/G) * W, group by group
+//
+// with W packed by PackBMatrix(Transpose, K * IC, OC / G, weights, K * IC / G, ..., G)
+// (PackWeightsForConv does this).
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "quire/ConvUtils.h"
+#include "quire/PackMatrix.h"
+#include "quire/detail/ConvGeometry.h"
+#include "quire/detail/Im2Col.h"
+#include "quire/detail/PackA.h"
+
+namespace quire {
+
+template <typename T, typename accT = int32_t, int SPATIAL_DIM = 2>
+class PackAWithIm2Col final : public PackMatrix<PackAWithIm2Col<T, accT, SPATIAL_DIM>, T, accT> {
+  static_assert(std::is_same_v<T, uint8_t>, "A must be uint8_t (activations)");
+  using Base = PackMatrix<PackAWithIm2Col<T, accT, SPATIAL_DIM>, T, accT>;
+
+ public:
+  using inpType = T;
+  using accType = accT;
+  static constexpr bool isA() { return true; }
+
+  // sdata: the activations (MB x IN_DIM x IC, NHWC). a_zero_pt: the value of padding.
+  // row_offset: rowOffsetBufferSize() values, or null to allocate them. b_symmetric:
+  // all B zero points are 0, so the row sums are not needed and not computed.
+  PackAWithIm2Col(const conv_param_t<SPATIAL_DIM>& conv_param, const T* sdata,
+                  T* pmat = nullptr, int32_t a_zero_pt = 0, int32_t* row_offset = nullptr,
+                  bool b_symmetric = false, const BlockingFactors* params = nullptr)
+      : Base(checked_geometry(conv_param).gemm_m(),
+             checked_geometry(conv_param).gemm_k_per_group() * conv_param.G, pmat, conv_param.G,
+             params, kName),
+        geometry_(detail::conv_geometry(conv_param)),
+        sdata_(sdata),
+        b_symmetric_(b_symmetric) {
+    detail::check_im2col_source(geometry_, sdata, a_zero_pt, kName);
+    zp_row_.assign(static_cast<size_t>(this->params_.KCB), static_cast<uint8_t>(a_zero_pt));
+    this->brow_ = this->params_.MCB;
+    this->bcol_ = this->params_.KCB;
+    row_offset_ = row_offset;
+    if (row_offset_ == nullptr) {
+      row_offset_ =
+          static_cast<int32_t*>(fbgemmAlignedAlloc(64, sizeof(int32_t) * this->params_.MCB));
+      owns_row_offset_ = true;
+    }
+  }
+  ~PackAWithIm2Col() {
+    if (owns_row_offset_) fbgemmAlignedFree(row_offset_);
+  }
+
+  // Bytes of the packed block buffer a caller may pass as pmat: MCB rows of KCB bytes
+  // and the slack the row copies may write past the last row.
+  static int packedBufferSize(int /*rows*/ = 0, int /*cols*/ = 0,
+                              const BlockingFactors* params = nullptr) {
+    return static_cast<int>(bufferBytes(detail::resolve_blocking(params, "packedBufferSize")));
+  }
+  // Row offsets needed per block: one per row of an MCB block.
+  static int rowOffsetBufferSize(const BlockingFactors* params = nullptr) {
+    return detail::resolve_blocking(params, "rowOffsetBufferSize").MCB;
+  }
+
+  // The row sums of the current block (uncomputed when b_symmetric).
+  int32_t* getRowOffsetBuffer() { return row_offset_; }
+  // Bytes between rows of the packed block (a multiple of 4, at most KCB).
+  int64_t packedLd() const { return detail::packed_a_ld(this->params_, this->ncols_ / this->groups_); }
+
+  // Prepares one block (columns within one group) and says where the kernel reads it.
+  // A 1x1 convolution with stride 1 and no pads is its own im2col matrix: it is read
+  // like PackAWithRowOffset reads a matrix, in place when the block allows.
+  detail::ABlockView pack(const block_type_t& block) {
+    int32_t* sums = b_symmetric_ ? nullptr : row_offset_;
+    if (detail::im2col_is_identity(geometry_)) {
+      const detail::ASource source{sdata_, geometry_.in_channels, false, this->nrows_,
+                                   this->ncols_, this->groups_};
+      if (!detail::a_block_in_place(source, block)) allocate_block_buffer();
+      return detail::pack_a_block(source, block, this->buf_, packedLd(), sums);
+    }
+    allocate_block_buffer();
+    detail::pack_im2col_block(geometry_, sdata_, zp_row_.data(), block, this->buf_, packedLd(),
+                              sums);
+    return detail::ABlockView{this->buf_, packedLd()};
+  }
+
+ private:
+  static constexpr const char* kName = "PackAWithIm2Col";
+
+  static int64_t bufferBytes(const BlockingFactors& p) {
+    return detail::packed_a_bytes(p) + detail::kIm2ColSlack;
+  }
+  // The blocks this packer makes: min(MCB, rows) rows of packedLd() bytes, plus slack.
+  void allocate_block_buffer() {
+    const int64_t rows = this->nrows_ < this->params_.MCB ? this->nrows_ : this->params_.MCB;
+    this->allocate_if_needed(rows * packedLd() + detail::kIm2ColSlack);
+  }
+  static detail::ConvGeometry checked_geometry(const conv_param_t<SPATIAL_DIM>& p) {
+    detail::check_conv_param(p, kName);
+    return detail::conv_geometry(p);
+  }
+
+  detail::ConvGeometry geometry_;
+  const T* sdata_;
+  std::vector<uint8_t> zp_row_;  // KCB bytes of the zero point: what padding reads
+  bool b_symmetric_;
+  int32_t* row_offset_ = nullptr;
+  bool owns_row_offset_ = false;
+};
+
+}  // namespace quire

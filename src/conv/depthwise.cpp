@@ -1,0 +1,64 @@
+// The depthwise entry point: checks, per-channel requantization in the kernels' lane
+// order, the zero-point row, this thread's pixels, and the active path's kernel.
+#include <vector>
+
+#include "conv/conv_kernels.h"
+#include "conv/depthwise_layout.h"
+#include "conv/direct_params.h"
+#include "quire/Utils.h"
+#include "quire/detail/Check.h"
+#include "quire/detail/ConvDirect.h"
+
+namespace quire::detail {
+
+void depthwise_conv(const ConvGeometry& g, const uint8_t* A, const int8_t* packed,
+                    const DirectRequant& r, uint8_t* C, int thread_id, int num_threads,
+                    const char* where) {
+  check_direct_call(g, A, packed, r, C, thread_id, num_threads, where);
+  check_arg(g.groups == g.in_channels && g.groups == g.out_channels, where, "G", g.groups,
+            "must equal IC and OC for a depthwise convolution");
+  const int kp = g.kernel_prod();
+  check_arg(kp == 9 || kp == 25 || kp == 27, where, "kernel size", kp,
+            "must be 9 (3x3), 25 (5x5) or 27 (3x3x3)");
+  const int channels = g.in_channels;
+  const conv::ChannelParams natural(r, channels);
+  const int padded = static_cast<int>(natural.mult.size());
+  std::vector<int32_t> col_term(padded), b_zp(padded);
+  std::vector<float> mult(padded), fbias(natural.fbias.empty() ? 0 : padded);
+  for (int c = 0; c < padded; ++c) {
+    const int p = conv::depthwise_lane_index(c);
+    col_term[p] = natural.col_term[c];
+    b_zp[p] = natural.b_zp[c];
+    mult[p] = natural.mult[c];
+    if (!fbias.empty()) fbias[p] = natural.fbias[c];
+  }
+  conv::DirectArgs args{};
+  args.q = natural.requant;
+  args.q.col_term = col_term.data();
+  args.q.b_zp = natural.requant.b_zp != nullptr ? b_zp.data() : nullptr;
+  args.q.mult = mult.data();
+  args.q.fbias = fbias.empty() ? nullptr : fbias.data();
+  // b_zp as the dot products' second operand: the bytes of channel c's lane, like a quad
+  // of its taps, hold b_zp[c] (an int8, as B zero points are).
+  std::vector<int8_t> row_w;
+  if (natural.requant.b_zp != nullptr) {
+    row_w.assign(static_cast<size_t>(padded) * 4, 0);
+    for (int c = 0; c < channels; ++c)
+      for (int t = 0; t < 4; ++t)
+        row_w[conv::depthwise_packed_index(c, t, 1)] = static_cast<int8_t>(natural.b_zp[c]);
+  }
+  const std::vector<uint8_t> zp_row(padded, static_cast<uint8_t>(r.a_zero_point));
+  const std::vector<uint8_t> zero_row(padded, 0);
+  args.g = &g;
+  args.A = A;
+  args.W = packed;
+  args.C = C;
+  args.zp_row = zp_row.data();
+  args.zero_row = zero_row.data();
+  args.row_w = row_w.empty() ? nullptr : row_w.data();
+  fbgemmPartition1D(thread_id, num_threads, g.batch * g.out_pixels(), args.pixel_begin,
+                    args.pixel_end);
+  if (args.pixel_begin < args.pixel_end) conv::conv_kernels_for(active_isa()).depthwise(args);
+}
+
+}  // namespace quire::detail

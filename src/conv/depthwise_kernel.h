@@ -1,0 +1,169 @@
+// The depthwise kernel, written once over a vector vocabulary S (simd_conv_*.h).
+//
+// Per vector of channels: for each quad of taps, load the four taps' channel vectors,
+// interleave them so that each 32-bit lane holds one channel's four taps, and add their
+// dot product with the packed weights (one vpdpbusd per vector on VNNI) into four
+// accumulators, which start at the channels' col_term. With nonzero B zero points a
+// second dot product, with b_zp[c] in every byte of channel c's lane, accumulates
+// b_zp * row sum, subtracted at the end (no multiply). Then the accumulators are
+// requantized in registers and packed to bytes, which restores channel order. Taps past
+// the kernel's last read a row of zeros (against zero weights).
+//
+// Two layouts of pixels in a vector: Wide, one pixel per vector (kBytes channels at a
+// time), and Paired (AVX-512 with at most 32 channels), two pixels per zmm, so that a
+// 32-channel layer (MobileNet-v2's first) or a 32-channel remainder fills every lane.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "conv/conv_kernels.h"
+#include "conv/tap_walker.h"
+
+namespace quire::conv {
+namespace {
+
+template <class S>
+struct Wide {
+  using I = typename S::I;
+  static constexpr int kPixels = 1;  // pixels per vector
+  static constexpr int kChannels = S::kBytes;
+  static I load(const uint8_t* const* px, int c0, int n) { return S::load(px[0] + c0, n); }
+  static I load_w(const int8_t* p) { return S::load_w(p); }
+  static I load_i32(const int32_t* p) { return S::load_i32(p); }
+  template <bool FBIAS>
+  static typename S::Params params(const ChannelRequant& q, int p) {
+    return S::template params<FBIAS>(q, p);
+  }
+  static void store(uint8_t* const* out, const I r[4], int n) { S::store4(out[0], r, n); }
+};
+
+template <class S>
+struct Paired {
+  using I = typename S::I;
+  static constexpr int kPixels = 2;
+  static constexpr int kChannels = 32;
+  static I load(const uint8_t* const* px, int c0, int n) { return S::load_pair(px[0] + c0, px[1] + c0, n); }
+  static I load_w(const int8_t* p) { return S::load_w_dup(p); }
+  static I load_i32(const int32_t* p) { return S::load_i32_dup(p); }
+  template <bool FBIAS>
+  static typename S::Params params(const ChannelRequant& q, int p) {
+    return S::template params_dup<FBIAS>(q, p);
+  }
+  static void store(uint8_t* const* out, const I r[4], int n) { S::store4_pair(out[0], out[1], r, n); }
+};
+
+// One channel range [c0, c0 + n) of V vectors of pixels: taps[t] lists the pixels' tap t
+// pointers and out their output rows, L::kPixels per vector.
+template <class S, class L, int V, int QUADS, bool ROW, bool FBIAS>
+void depthwise_block(const DirectArgs& a, const uint8_t* const* const* taps, uint8_t* const* out,
+                     int c0, int n) {
+  using I = typename S::I;
+  const int block = (c0 / 64) * 256 + c0 % 64;  // byte offset of the block's chunk
+  const int8_t* w = a.W + (c0 / 64) * (QUADS * 256) + c0 % 64;
+  // Lane-order parameters of accumulator j start at 64 b + 16 j + (c0 % 64) / 4.
+  const int pq = (c0 / 64) * 64 + (c0 % 64) / 4;
+  I acc[V][4], rs[V][4];
+  for (int j = 0; j < 4; ++j) {
+    const I col = L::load_i32(a.q.col_term + pq + 16 * j);
+    for (int v = 0; v < V; ++v) {
+      acc[v][j] = col;
+      rs[v][j] = S::zero();
+    }
+  }
+  for (int q = 0; q < QUADS; ++q) {
+    I x[V][4];
+    for (int v = 0; v < V; ++v) {
+      I t[4];
+      for (int i = 0; i < 4; ++i) t[i] = L::load(taps[4 * q + i] + v * L::kPixels, c0, n);
+      S::interleave(t, x[v]);
+    }
+    for (int j = 0; j < 4; ++j) {
+      const auto wj = S::prep_w(L::load_w(w + q * 256 + j * 64));
+      for (int v = 0; v < V; ++v) acc[v][j] = S::dot_w(acc[v][j], x[v][j], wj);
+      if constexpr (ROW) {
+        const auto zj = S::prep_w(L::load_w(a.row_w + block + j * 64));
+        for (int v = 0; v < V; ++v) rs[v][j] = S::dot_w(rs[v][j], x[v][j], zj);
+      }
+    }
+  }
+  I r[V][4];
+  for (int j = 0; j < 4; ++j) {
+    const typename S::Params k = L::template params<FBIAS>(a.q, pq + 16 * j);
+    for (int v = 0; v < V; ++v)
+      r[v][j] = S::template apply<FBIAS>(ROW ? S::sub(acc[v][j], rs[v][j]) : acc[v][j], k, a.q);
+  }
+  for (int v = 0; v < V; ++v) {
+    uint8_t* o[L::kPixels];
+    for (int i = 0; i < L::kPixels; ++i) o[i] = out[v * L::kPixels + i] + c0;
+    L::store(o, r[v], n);
+  }
+}
+
+// Two pixels per step (Paired: four), in two vectors that share weight and parameter
+// loads; on AVX-512 a last channel range of at most 32 runs both pixels in one Paired
+// vector instead of two half-empty ones.
+template <class S, class L, int QUADS, bool ROW, bool FBIAS>
+void depthwise_run(const DirectArgs& a) {
+  constexpr int PX = 2 * L::kPixels, SLOTS = 4 * QUADS;
+  const detail::ConvGeometry& g = *a.g;
+  const int C = g.in_channels;
+  TapWalker walker(g, a.A, a.zp_row, a.pixel_begin, SLOTS, a.zero_row);
+  const uint8_t* taps[SLOTS][PX];  // [tap][pixel]
+  uint8_t* out[PX];
+  const uint8_t* const* tap_rows[SLOTS];  // tap t's pixels
+  for (int t = 0; t < SLOTS; ++t) tap_rows[t] = taps[t];
+  for (int64_t px0 = a.pixel_begin; px0 < a.pixel_end; px0 += PX) {
+    const int np = static_cast<int>(std::min<int64_t>(PX, a.pixel_end - px0));
+    for (int p = 0; p < PX; ++p) {
+      // Pixels past the end repeat the last one, writing its (equal) result again.
+      for (int t = 0; t < SLOTS; ++t) taps[t][p] = walker.taps()[t];
+      out[p] = a.C + (px0 + std::min(p, np - 1)) * C;
+      if (p + 1 < np) walker.next();
+    }
+    int c0 = 0;
+    for (; c0 < C; c0 += L::kChannels) {
+      const int n = std::min(L::kChannels, C - c0);
+      if constexpr (S::kPairs && L::kPixels == 1) {
+        if (n <= 32) {
+          depthwise_block<S, Paired<S>, 1, QUADS, ROW, FBIAS>(a, tap_rows, out, c0, n);
+          continue;
+        }
+      }
+      depthwise_block<S, L, 2, QUADS, ROW, FBIAS>(a, tap_rows, out, c0, n);
+    }
+    if (px0 + PX < a.pixel_end) walker.next();
+  }
+}
+
+template <class S, class L, int QUADS>
+void depthwise_flags(const DirectArgs& a) {
+  const bool row = a.row_w != nullptr, fbias = a.q.fbias != nullptr;
+  if (row && fbias) depthwise_run<S, L, QUADS, true, true>(a);
+  else if (row) depthwise_run<S, L, QUADS, true, false>(a);
+  else if (fbias) depthwise_run<S, L, QUADS, false, true>(a);
+  else depthwise_run<S, L, QUADS, false, false>(a);
+}
+
+// Kernels of 9 taps (3x3) take 3 quads; 25 (5x5) and 27 (3x3x3) take 7.
+template <class S, class L>
+void depthwise_layout(const DirectArgs& a) {
+  if (a.g->kernel_prod() <= 12)
+    depthwise_flags<S, L, 3>(a);
+  else
+    depthwise_flags<S, L, 7>(a);
+}
+
+template <class S>
+void depthwise_kernel(const DirectArgs& a) {
+  if constexpr (S::kPairs) {
+    if (a.g->in_channels <= 32) {
+      depthwise_layout<S, Paired<S>>(a);
+      return;
+    }
+  }
+  depthwise_layout<S, Wide<S>>(a);
+}
+
+}  // namespace
+}  // namespace quire::conv

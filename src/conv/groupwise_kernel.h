@@ -1,0 +1,117 @@
+// The groupwise kernel (IC/G == OC/G = CG in {4, 8, 16}), written once over a vector
+// vocabulary S (simd_conv_*.h).
+//
+// A vector of L int32 lanes holds output channels [v L, v L + L): L / CG whole groups
+// (or, with L < CG, part of one). Their inputs are the SPAN = max(L, CG) bytes of the
+// same channel range, which one 16-byte load per tap brings in, repeated in every
+// 128-bit lane. For each dword d of a group's CG input channels, one byte shuffle hands
+// lane l the dword d of its own group, and one dot product (vpdpbusd on VNNI) with the
+// packed weights adds CG/4 ... 4 x 4 products per lane: every lane works, whatever CG is.
+// P output pixels share each weight load. Row sums (nonzero B zero points): the dot of
+// each tap's 16 bytes with ones, on 128 bits, gives every dword's sum; a lane permute
+// per dword gathers a lane's group sum at the end.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "common/intrinsics.h"
+#include "conv/conv_kernels.h"
+#include "conv/tap_walker.h"
+
+namespace quire::conv {
+namespace {
+
+template <class S, int CG, int P, bool ROW, bool FBIAS>
+void groupwise_run(const DirectArgs& a) {
+  using I = typename S::I;
+  constexpr int L = S::kLanes, DQ = CG / 4, SPAN = L > CG ? L : CG;
+  const detail::ConvGeometry& g = *a.g;
+  const int C = g.in_channels, taps = g.kernel_prod();
+  const int nvec = (C + L - 1) / L;
+
+  // Lane l's group starts goff(l) = (l / CG) * CG bytes into the span.
+  alignas(64) int8_t ctrl_bytes[DQ][S::kBytes];
+  alignas(64) int32_t fold_idx[DQ][L];
+  for (int d = 0; d < DQ; ++d) {
+    for (int l = 0; l < L; ++l) {
+      const int goff = (l / CG) * CG;
+      for (int b = 0; b < 4; ++b) ctrl_bytes[d][4 * l + b] = static_cast<int8_t>(goff + 4 * d + b);
+      fold_idx[d][l] = goff / 4 + d;
+    }
+  }
+  I ctrl[DQ], fold[DQ];
+  for (int d = 0; d < DQ; ++d) {
+    ctrl[d] = S::load_w(ctrl_bytes[d]);
+    fold[d] = S::load_i32(fold_idx[d]);
+  }
+
+  std::vector<const uint8_t*> tp(static_cast<size_t>(P) * taps);
+  TapWalker walker(g, a.A, a.zp_row, a.pixel_begin, taps);
+  for (int64_t px0 = a.pixel_begin; px0 < a.pixel_end; px0 += P) {
+    const int np = static_cast<int>(std::min<int64_t>(P, a.pixel_end - px0));
+    for (int p = 0; p < P; ++p) {
+      // Pixels past the end repeat the last one; their results are not stored.
+      std::copy_n(walker.taps(), taps, tp.begin() + static_cast<size_t>(p) * taps);
+      if (p + 1 < np) walker.next();
+    }
+    for (int v = 0; v < nvec; ++v) {
+      const int base = (v * L / CG) * CG;
+      const int n_in = std::min(SPAN, C - base);
+      const int8_t* w = a.W + static_cast<int64_t>(v * L / 16) * taps * DQ * 64 + (v * L % 16) * 4;
+      I acc[P];
+      __m128i rs[P];
+      const I col = S::load_i32(a.q.col_term + v * L);
+      for (int p = 0; p < P; ++p) {
+        acc[p] = col;
+        rs[p] = _mm_setzero_si128();
+      }
+      for (int t = 0; t < taps; ++t) {
+        I b[P];
+        for (int p = 0; p < P; ++p) b[p] = S::bcast16(tp[p * taps + t] + base, n_in);
+        if constexpr (ROW)
+          for (int p = 0; p < P; ++p) rs[p] = S::row_dot(rs[p], b[p]);
+        for (int d = 0; d < DQ; ++d) {
+          const auto wd = S::prep_w(S::load_w(w + (t * DQ + d) * 64));
+          for (int p = 0; p < P; ++p) acc[p] = S::dot_w(acc[p], S::shuffle_bytes(b[p], ctrl[d]), wd);
+        }
+      }
+      const int n_out = std::min(L, C - v * L);
+      const typename S::Params k = S::template params<FBIAS>(a.q, v * L);
+      const I b_zp = ROW ? S::load_i32(a.q.b_zp + v * L) : S::zero();
+      for (int p = 0; p < np; ++p) {
+        I raw = acc[p];
+        if constexpr (ROW) {
+          I row_sum = S::zero();
+          const I sums = S::widen(rs[p]);
+          for (int d = 0; d < DQ; ++d) row_sum = S::add(row_sum, S::permute_lanes(sums, fold[d]));
+          raw = S::sub(raw, S::mul_lo(b_zp, row_sum));
+        }
+        S::store1(a.C + (px0 + p) * C + v * L, S::template apply<FBIAS>(raw, k, a.q), n_out);
+      }
+    }
+    if (px0 + P < a.pixel_end) walker.next();
+  }
+}
+
+template <class S, int CG, int P>
+void groupwise_flags(const DirectArgs& a) {
+  const bool row = a.q.b_zp != nullptr, fbias = a.q.fbias != nullptr;
+  if (row && fbias) groupwise_run<S, CG, P, true, true>(a);
+  else if (row) groupwise_run<S, CG, P, true, false>(a);
+  else if (fbias) groupwise_run<S, CG, P, false, true>(a);
+  else groupwise_run<S, CG, P, false, false>(a);
+}
+
+template <class S, int P>
+void groupwise_kernel(const DirectArgs& a) {
+  switch (a.g->ic_per_group()) {
+    case 4: groupwise_flags<S, 4, P>(a); break;
+    case 8: groupwise_flags<S, 8, P>(a); break;
+    default: groupwise_flags<S, 16, P>(a); break;
+  }
+}
+
+}  // namespace
+}  // namespace quire::conv

@@ -1,0 +1,160 @@
+// The vector vocabulary of the direct convolution kernels on AVX-512: 64 bytes or 16
+// int32 lanes per zmm, byte masks for partial vectors. VNNI selects vpdpbusd for the
+// 4-byte dot products; without it they are exact even/odd vpmaddwd pairs (each product
+// of a u8 and an s8 fits 16 bits, each pair sum 17: no saturation, unlike vpmaddubsw).
+// Included only by *_avx512.cpp and *_avx512vnni.cpp files; internal linkage.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "common/intrinsics.h"
+#include "conv/conv_kernels.h"
+
+namespace quire::conv {
+namespace {
+
+template <bool VNNI>
+struct ConvAvx512 {
+  using I = __m512i;
+  static constexpr int kBytes = 64;  // bytes (input channels) per vector
+  static constexpr int kLanes = 16;  // int32 lanes per vector
+  static constexpr bool kPairs = true;  // has the two-pixels-per-vector operations
+
+  static I zero() { return _mm512_setzero_si512(); }
+  static __mmask64 bytes_mask(int n) { return n >= 64 ? ~0ull : (1ull << n) - 1; }
+  // n in [1, 64] bytes; the rest of the vector is zero.
+  static I load(const uint8_t* p, int n) {
+    return n == 64 ? _mm512_loadu_si512(p) : _mm512_maskz_loadu_epi8(bytes_mask(n), p);
+  }
+  static I load_w(const int8_t* p) { return _mm512_loadu_si512(p); }
+
+  // Weights prepared for dot_w: as loaded (VNNI), or split into sign-extended even and
+  // odd bytes in 16-bit lanes, once per load when several activations share them.
+  struct Whole {
+    I w;
+  };
+  struct Split {
+    I even, odd;
+  };
+  using W = std::conditional_t<VNNI, Whole, Split>;
+  static W prep_w(I w) {
+    if constexpr (VNNI)
+      return Whole{w};
+    else
+      return Split{_mm512_srai_epi16(_mm512_slli_epi16(w, 8), 8), _mm512_srai_epi16(w, 8)};
+  }
+  // acc += a . w in each 32-bit lane: four u8 x s8 products summed.
+  static I dot_w(I acc, I a, const W& w) {
+    if constexpr (VNNI) {
+      return _mm512_dpbusd_epi32(acc, a, w.w);
+    } else {
+      const I a_even = _mm512_and_si512(a, _mm512_set1_epi16(0x00ff));
+      const I a_odd = _mm512_srli_epi16(a, 8);
+      return _mm512_add_epi32(acc, _mm512_add_epi32(_mm512_madd_epi16(a_even, w.even),
+                                                    _mm512_madd_epi16(a_odd, w.odd)));
+    }
+  }
+
+  // Four taps' channel vectors t0..t3 into vectors whose 32-bit lane (L, d) of x[j]
+  // holds the four taps of channel 16 L + 4 j + d (in-lane unpacks).
+  static void interleave(const I t[4], I x[4]) {
+    const I u0 = _mm512_unpacklo_epi8(t[0], t[1]), u1 = _mm512_unpackhi_epi8(t[0], t[1]);
+    const I v0 = _mm512_unpacklo_epi8(t[2], t[3]), v1 = _mm512_unpackhi_epi8(t[2], t[3]);
+    x[0] = _mm512_unpacklo_epi16(u0, v0);
+    x[1] = _mm512_unpackhi_epi16(u0, v0);
+    x[2] = _mm512_unpacklo_epi16(u1, v1);
+    x[3] = _mm512_unpackhi_epi16(u1, v1);
+  }
+
+  // ChannelRequant's float parameters of the lanes starting at index p of its arrays,
+  // loaded once for every vector that shares them (col_term starts the accumulators).
+  struct Params {
+    __m512 fbias, mult;
+  };
+  template <bool FBIAS>
+  static Params params(const ChannelRequant& q, int p) {
+    return {FBIAS ? _mm512_loadu_ps(q.fbias + p) : _mm512_setzero_ps(), _mm512_loadu_ps(q.mult + p)};
+  }
+  // ChannelRequant's formula from raw = acc + col_term - b_zp * row_sum, lane by lane:
+  // the requantized value, as int32 in [0, 255].
+  template <bool FBIAS>
+  static I apply(I raw, const Params& k, const ChannelRequant& q) {
+    __m512 x = _mm512_cvtepi32_ps(raw);
+    if constexpr (FBIAS) x = _mm512_add_ps(x, k.fbias);
+    x = _mm512_mul_ps(x, k.mult);
+    x = _mm512_max_ps(_mm512_min_ps(x, _mm512_set1_ps(q.x_hi)), _mm512_set1_ps(q.x_lo));
+    return _mm512_add_epi32(_mm512_cvtps_epi32(x), _mm512_set1_epi32(q.c_zero_point));
+  }
+  static I sub(I a, I b) { return _mm512_sub_epi32(a, b); }
+  static I mul_lo(I a, I b) { return _mm512_mullo_epi32(a, b); }
+
+  // Two pixels per vector (channels <= 32): the lower 256 bits hold pixel 0's channels,
+  // the upper pixel 1's; weights and parameters are the 32-channel ones, repeated.
+  static I load_pair(const uint8_t* p0, const uint8_t* p1, int n) {
+    const __mmask32 m = static_cast<__mmask32>(bytes_mask(n));
+    return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_maskz_loadu_epi8(m, p0)),
+                              _mm256_maskz_loadu_epi8(m, p1), 1);
+  }
+  static I load_w_dup(const int8_t* p) {
+    return _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+  }
+  static I load_i32_dup(const int32_t* p) {
+    return _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+  }
+  template <bool FBIAS>
+  static Params params_dup(const ChannelRequant& q, int p) {
+    const auto dup = [](const float* f) { return _mm512_broadcast_f32x8(_mm256_loadu_ps(f)); };
+    return {FBIAS ? dup(q.fbias + p) : _mm512_setzero_ps(), dup(q.mult + p)};
+  }
+  // n <= 32 bytes of each pixel from store4's byte order.
+  static void store4_pair(uint8_t* out0, uint8_t* out1, const I r[4], int n) {
+    const I b = _mm512_packus_epi16(_mm512_packs_epi32(r[0], r[1]), _mm512_packs_epi32(r[2], r[3]));
+    if (n == 32 && out1 == out0 + 32) {
+      _mm512_storeu_si512(out0, b);
+      return;
+    }
+    const __mmask32 m = static_cast<__mmask32>(bytes_mask(n));
+    _mm256_mask_storeu_epi8(out0, m, _mm512_castsi512_si256(b));
+    _mm256_mask_storeu_epi8(out1, m, _mm512_extracti64x4_epi64(b, 1));
+  }
+
+  // Stores n bytes of four requantized vectors in interleave()'s lane order: the in-lane
+  // packs undo the in-lane unpacks, so the bytes come out in channel order.
+  static void store4(uint8_t* out, const I r[4], int n) {
+    const I b = _mm512_packus_epi16(_mm512_packs_epi32(r[0], r[1]), _mm512_packs_epi32(r[2], r[3]));
+    if (n == 64)
+      _mm512_storeu_si512(out, b);
+    else
+      _mm512_mask_storeu_epi8(out, bytes_mask(n), b);
+  }
+  // n <= 16 bytes from p, zero-extended to 16 and repeated in every 128-bit lane.
+  static I bcast16(const uint8_t* p, int n) {
+    if (n == 16) return _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    return _mm512_broadcast_i32x4(_mm_maskz_loadu_epi8(static_cast<__mmask16>(bytes_mask(n)), p));
+  }
+  static I shuffle_bytes(I v, I ctrl) { return _mm512_shuffle_epi8(v, ctrl); }
+  // Row sums of a bcast16 vector's 16 bytes, per dword, on 128 bits: the groupwise
+  // kernel keeps them narrow (a zmm operation costs two 256-bit ones on some CPUs).
+  static __m128i row_dot(__m128i acc, I b) {
+    const __m128i x = _mm512_castsi512_si128(b);
+    if constexpr (VNNI) {
+      return _mm_dpbusd_epi32(acc, x, _mm_set1_epi8(1));
+    } else {
+      const __m128i pairs = _mm_add_epi16(_mm_and_si128(x, _mm_set1_epi16(0x00ff)), _mm_srli_epi16(x, 8));
+      return _mm_add_epi32(acc, _mm_madd_epi16(pairs, _mm_set1_epi16(1)));
+    }
+  }
+  static I widen(__m128i v) { return _mm512_broadcast_i32x4(v); }
+  static I permute_lanes(I v, I idx) { return _mm512_permutexvar_epi32(idx, v); }
+  static I add(I a, I b) { return _mm512_add_epi32(a, b); }
+  static I load_i32(const int32_t* p) { return _mm512_loadu_si512(p); }
+
+  // Stores the first n (<= 16) lanes of a requantized vector as bytes.
+  static void store1(uint8_t* out, I r, int n) {
+    _mm_mask_storeu_epi8(out, static_cast<__mmask16>(bytes_mask(n)), _mm512_cvtepi32_epi8(r));
+  }
+};
+
+}  // namespace
+}  // namespace quire::conv

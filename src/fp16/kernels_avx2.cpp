@@ -1,0 +1,193 @@
+// AVX2 kernels of the half-precision-weight GEMM (FMA + F16C): fp32 accumulators for up
+// to 6 rows x 2 ymm vectors of 8 columns (half a panel), or 2 rows x 4 vectors (a
+// panel); fp16 weights widened by vcvtph2ps, bf16 pairs by a mask and a shift.
+#include <cstdint>
+#include <utility>
+
+#include "common/intrinsics.h"
+#include "fp16/half_kernels.h"
+#include "quire/FloatConversion.h"
+
+namespace quire::detail {
+namespace {
+
+constexpr int kYmmLanes = 8;
+
+// vmaskmovps mask of the first n lanes (all lanes when n >= 8, none when n <= 0).
+__m256i lane_mask(int n) {
+  const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), iota);
+}
+
+// Prefetches the 64-byte lines at pf of the tile's NV vectors (vector_bytes each,
+// consecutive within one panel).
+template <int NV>
+void prefetch_b(const uint16_t* pf, int vector_bytes) {
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) {
+    if (v * vector_bytes % 64 == 0)
+      _mm_prefetch(reinterpret_cast<const char*>(pf) + v * vector_bytes, _MM_HINT_T0);
+  }
+}
+
+// As in tile_avx512.h: Step::run adds the block's K steps to acc, which stays in
+// registers (MR * NV + NV + 1 <= 16).
+template <class Step, int MR, int NV, bool FULL>
+void ymm_tile(const HalfKernelArgs& p) {
+  __m256 acc[MR][NV];
+  __m256i mask[NV];
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) mask[v] = lane_mask(FULL ? kYmmLanes : p.cols - v * kYmmLanes);
+
+  // acc = beta == 0 ? 0 : beta * C  (beta == 1 skips the exact multiply). Locals, as
+  // stores to C could alias the arguments as far as the compiler knows.
+  float* const c0 = p.c;
+  const int64_t ldc = p.ldc;
+  const bool load_c = p.beta != 0.0f, scale_c = load_c && p.beta != 1.0f;
+  const __m256 beta = _mm256_set1_ps(p.beta);
+#pragma GCC unroll 6
+  for (int i = 0; i < MR; ++i) {
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      const float* c = c0 + i * ldc + v * kYmmLanes;
+      acc[i][v] = !load_c ? _mm256_setzero_ps()
+                  : FULL  ? _mm256_loadu_ps(c)
+                          : _mm256_maskload_ps(c, mask[v]);
+      if (scale_c) acc[i][v] = _mm256_mul_ps(acc[i][v], beta);
+    }
+  }
+
+  Step::template run<MR, NV>(acc, p);
+
+#pragma GCC unroll 6
+  for (int i = 0; i < MR; ++i) {
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      float* c = c0 + i * ldc + v * kYmmLanes;
+      if (FULL)
+        _mm256_storeu_ps(c, acc[i][v]);
+      else
+        _mm256_maskstore_ps(c, mask[v], acc[i][v]);
+    }
+  }
+}
+
+struct Fp16Step {
+  template <int MR, int NV>
+  static void run(__m256 (&acc)[MR][NV], const HalfKernelArgs& p) {
+    const float* a = static_cast<const float*>(p.a);
+    const uint16_t* b = p.b;
+    const uint16_t* pf = p.prefetch;
+    for (int64_t s = 0; s < p.steps; ++s, ++a, b += kHalfPanel, pf += kHalfPanel) {
+      prefetch_b<NV>(pf, 16);
+      __m256 w[NV];
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v)
+        w[v] = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + v * kYmmLanes)));
+#pragma GCC unroll 6
+      for (int i = 0; i < MR; ++i) {
+        const __m256 x = _mm256_broadcast_ss(a + i * p.lda);
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) acc[i][v] = _mm256_fmadd_ps(x, w[v], acc[i][v]);
+      }
+    }
+  }
+};
+
+// bf16 pairs, odd k first (see kernels_avx512.cpp).
+struct Bf16FmaStep {
+  template <int MR, int NV>
+  static void run(__m256 (&acc)[MR][NV], const HalfKernelArgs& p) {
+    const __m256i high = _mm256_set1_epi32(static_cast<int>(0xFFFF0000u));
+    const float* a = static_cast<const float*>(p.a);
+    const uint16_t* b = p.b;
+    const uint16_t* pf = p.prefetch;
+    for (int64_t s = 0; s < p.steps; ++s, a += 2, b += 2 * kHalfPanel, pf += 2 * kHalfPanel) {
+      prefetch_b<NV>(pf, 32);
+      __m256 w[NV];
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) {
+        const __m256i d = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 2 * v * kYmmLanes));
+        w[v] = _mm256_castsi256_ps(_mm256_and_si256(d, high));
+      }
+#pragma GCC unroll 6
+      for (int i = 0; i < MR; ++i) {
+        const __m256 x = _mm256_broadcast_ss(a + i * p.lda + 1);
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) acc[i][v] = _mm256_fmadd_ps(x, w[v], acc[i][v]);
+      }
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) {
+        const __m256i d = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 2 * v * kYmmLanes));
+        w[v] = _mm256_castsi256_ps(_mm256_slli_epi32(d, 16));
+      }
+#pragma GCC unroll 6
+      for (int i = 0; i < MR; ++i) {
+        const __m256 x = _mm256_broadcast_ss(a + i * p.lda);
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) acc[i][v] = _mm256_fmadd_ps(x, w[v], acc[i][v]);
+      }
+    }
+  }
+};
+
+// Vectors per tile: 2 (half a panel) from 3 rows up, a whole panel for 1 and 2 rows so
+// that at least 4 accumulator chains are in flight. Tiles never cross a panel.
+constexpr int ymm_vectors(int mr) { return mr <= 2 ? 4 : 2; }
+
+template <class Step, int MaxMr>
+constexpr HalfKernelSet ymm_set(const char* name, HalfType weights, AFormat fmt, int mcb,
+                                ConvertAFn convert) {
+  HalfKernelSet s{name, weights, fmt, MaxMr, mcb, {}, {}, convert};
+  [&]<int... R>(std::integer_sequence<int, R...>) {
+    ((s.main[R + 1] = HalfTile{&ymm_tile<Step, R + 1, ymm_vectors(R + 1), true>,
+                               kYmmLanes * ymm_vectors(R + 1)}),
+     ...);
+    ((s.edge[R + 1] = HalfTile{&ymm_tile<Step, R + 1, ymm_vectors(R + 1), false>,
+                               kYmmLanes * ymm_vectors(R + 1)}),
+     ...);
+  }(std::make_integer_sequence<int, MaxMr>{});
+  return s;
+}
+
+// 8 fp32 values rounded to bf16 (low 16 bits cleared), as cpu_float2bfloat16 does.
+__m256i round_to_bf16(__m256i x) {
+  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
+  const __m256i r = _mm256_add_epi32(x, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7FFF)));
+  const __m256i abs = _mm256_and_si256(x, _mm256_set1_epi32(0x7FFFFFFF));
+  const __m256i nan = _mm256_cmpgt_epi32(abs, _mm256_set1_epi32(0x7F800000));
+  const __m256i quiet = _mm256_or_si256(x, _mm256_set1_epi32(0x00400000));
+  return _mm256_and_si256(_mm256_blendv_epi8(r, quiet, nan),
+                          _mm256_set1_epi32(static_cast<int>(0xFFFF0000u)));
+}
+
+void convert_a_f32_pairs(const void* src, ActType act, int64_t ld, int rows, int cols,
+                         int cols_pad, void* dst, int64_t ld_dst) {
+  for (int r = 0; r < rows; ++r) {
+    float* out = static_cast<float*>(dst) + r * ld_dst;
+    int c = 0;
+    if (act == ActType::f32) {
+      const float* in = static_cast<const float*>(src) + r * ld;
+      for (; c + kYmmLanes <= cols; c += kYmmLanes) {
+        const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + c));
+        _mm256_storeu_ps(out + c, _mm256_castsi256_ps(round_to_bf16(x)));
+      }
+    }
+    // The rest (and bf16 A, a plain widening) element by element.
+    convert_a_scalar(AFormat::f32_pairs, static_cast<const char*>(src) +
+                         (act == ActType::f32 ? sizeof(float) : sizeof(bfloat16)) * (r * ld + c),
+                     act, ld, false, 1, cols - c, cols_pad - c, out + c, ld_dst);
+  }
+}
+
+}  // namespace
+
+// Register budget: fp16 6 x 2 vectors: 12 accumulators + 2 weights + 1 A = 15 of 16.
+// bf16 5 x 2: 10 + 2 x 2 weights (GCC loads the even k's before the odd ones are done)
+// + 1 A + the mask = 16; at 6 rows it keeps 4 accumulators on the stack.
+const HalfKernelSet kHalfFp16Avx2 =
+    ymm_set<Fp16Step, 6>("fp16_avx2", HalfType::fp16, AFormat::f32, 120, nullptr);
+const HalfKernelSet kHalfBf16Avx2 = ymm_set<Bf16FmaStep, 5>(
+    "bf16_avx2", HalfType::bf16, AFormat::f32_pairs, 120, &convert_a_f32_pairs);
+
+}  // namespace quire::detail
