@@ -49,15 +49,24 @@ inline std::string block_string(const block_type_t& b) {
          ", col_size " + std::to_string(b.col_size) + "}";
 }
 
-// The checks every op's f makes on its block and leading dimensions.
-inline void check_output_block(const char* op, const block_type_t& b, int ld_out, int ld_in) {
+// Throws for the first check of check_output_block that fails. Out of line (cold), so
+// that the checks stay small enough to inline into every f: the compiler then knows a
+// bad block never reaches the pointer arithmetic after them.
+[[noreturn, gnu::cold]] inline void throw_bad_output_block(const char* op, const block_type_t& b,
+                                                           int ld_out, int ld_in) {
   if (b.row_start < 0 || b.row_size < 0 || b.col_start < 0 || b.col_size < 0)
     throw_bad_output_arg(op, "block", block_string(b), "has a negative start or size");
   if (ld_in < b.col_size)
     throw_bad_output_arg(op, "ld_in", std::to_string(ld_in), "is less than block.col_size");
-  if (int64_t{ld_out} < int64_t{b.col_start} + b.col_size)
-    throw_bad_output_arg(op, "ld_out", std::to_string(ld_out),
-                         "is less than block.col_start + block.col_size");
+  throw_bad_output_arg(op, "ld_out", std::to_string(ld_out),
+                       "is less than block.col_start + block.col_size");
+}
+
+// The checks every op's f makes on its block and leading dimensions.
+inline void check_output_block(const char* op, const block_type_t& b, int ld_out, int ld_in) {
+  if (b.row_start < 0 || b.row_size < 0 || b.col_start < 0 || b.col_size < 0 ||
+      ld_in < b.col_size || int64_t{ld_out} < int64_t{b.col_start} + b.col_size)
+    throw_bad_output_block(op, b, ld_out, ld_in);
 }
 
 // Offset of the block's first element in a matrix with leading dimension ld.
@@ -111,6 +120,57 @@ inline ZeroPointCorrection zero_point_correction(const char* op, const block_typ
   return {a_zp, a_zp != 0 ? col_offsets + b.col_start : nullptr, b_zp, row_offsets,
           b.col_start, cols_per_group};
 }
+
+// The zero-point operands both requantizations take (Aq_zero_point, Bq_zero_point,
+// row_offsets, col_offsets, nCol, groups), FBGEMM's getters for them, and the block setup
+// both ops' f share.
+class ZeroPointOperands {
+ public:
+  int32_t getAZeroPoint() const { return Aq_zero_point_; }
+  const int32_t* getBZeroPoint() const { return Bq_zero_point_; }
+  const int32_t* getRowOffsets() const { return row_offsets_; }
+  const int32_t* getColOffsets() const { return col_offsets_; }
+  uint32_t getNCols() const { return ncols_; }
+  void setRowOffsets(const int32_t* row_offsets) { row_offsets_ = row_offsets; }
+
+ protected:
+  ZeroPointOperands(const char* op, QuantizationGranularity g, int32_t Aq_zero_point,
+                    const int32_t* Bq_zero_point, const int32_t* row_offsets,
+                    const int32_t* col_offsets, uint32_t nCol, int groups)
+      : Aq_zero_point_(Aq_zero_point),
+        Bq_zero_point_(Bq_zero_point),
+        row_offsets_(row_offsets),
+        col_offsets_(col_offsets),
+        ncols_(nCol),
+        cols_per_group_(cols_per_group(op, g, nCol, groups)) {}
+
+  // Checks f's block and fills the fields of the routine's arguments (RequantizeU8Args or
+  // RequantizeF32Args) that place the block and correct its zero points. False for an
+  // empty block, which leaves nothing to do.
+  template <class Args, class OutT>
+  bool set_block(Args& a, const char* op, OutT* out, const int32_t* inp,
+                 const block_type_t& block, int ld_out, int ld_in) const {
+    check_output_block(op, block, ld_out, ld_in);
+    if (block.row_size == 0 || block.col_size == 0) return false;
+    a.in = inp;
+    a.ld_in = ld_in;
+    a.out = out + block_offset(block, ld_out);
+    a.ld_out = ld_out;
+    a.rows = block.row_size;
+    a.cols = block.col_size;
+    a.zp = zero_point_correction(op, block, ncols_, cols_per_group_, Aq_zero_point_,
+                                 Bq_zero_point_, row_offsets_, col_offsets_);
+    return true;
+  }
+
+ private:
+  int32_t Aq_zero_point_;
+  const int32_t* Bq_zero_point_;
+  const int32_t* row_offsets_;
+  const int32_t* col_offsets_;
+  uint32_t ncols_;
+  int cols_per_group_;
+};
 
 }  // namespace detail
 
@@ -239,7 +299,7 @@ class ReluOutput {
 template <bool FUSE_RELU, QuantizationGranularity Q_GRAN = QuantizationGranularity::TENSOR,
           typename BIAS_TYPE = int32_t, typename outT = uint8_t, typename inT = int32_t,
           typename nextOPType = DoNothing<outT, outT>>
-class ReQuantizeOutput {
+class ReQuantizeOutput : public detail::ZeroPointOperands {
   static_assert(std::is_same_v<outT, uint8_t>, "ReQuantizeOutput writes uint8_t");
   static_assert(std::is_same_v<inT, int32_t>, "ReQuantizeOutput reads int32_t");
   static_assert(std::is_same_v<BIAS_TYPE, int32_t> || std::is_same_v<BIAS_TYPE, float>,
@@ -257,17 +317,13 @@ class ReQuantizeOutput {
                    const int32_t* row_offsets, const int32_t* col_offsets,
                    const BIAS_T* bias, uint32_t nCol, int groups = 1,
                    const float* act_times_w_scale = nullptr)
-      : nextop_(nextop),
+      : ZeroPointOperands(kName, Q_GRAN, Aq_zero_point, Bq_zero_point, row_offsets,
+                          col_offsets, nCol, groups),
+        nextop_(nextop),
         C_multiplier_(C_multiplier),
         C_zero_point_(C_zero_point),
-        Aq_zero_point_(Aq_zero_point),
-        Bq_zero_point_(Bq_zero_point),
-        row_offsets_(row_offsets),
-        col_offsets_(col_offsets),
         bias_(bias),
-        ncols_(nCol),
-        act_times_w_scale_(act_times_w_scale),
-        cols_per_group_(detail::cols_per_group(kName, Q_GRAN, nCol, groups)) {
+        act_times_w_scale_(act_times_w_scale) {
     if (C_multiplier == nullptr)
       detail::throw_bad_output_arg(kName, "C_multiplier", "nullptr", "must not be null");
     if (Bq_zero_point == nullptr)
@@ -284,18 +340,8 @@ class ReQuantizeOutput {
   template <inst_set_t instSet>
   int f(outType* out, const inpType* inp, const block_type_t& block, int ld_out,
         int ld_in) const {
-    detail::check_output_block(kName, block, ld_out, ld_in);
-    if (block.row_size == 0 || block.col_size == 0) return 0;
     detail::RequantizeU8Args a{};
-    a.in = inp;
-    a.ld_in = ld_in;
-    a.out = out + detail::block_offset(block, ld_out);
-    a.ld_out = ld_out;
-    a.rows = block.row_size;
-    a.cols = block.col_size;
-    a.zp = detail::zero_point_correction(kName, block, ncols_, cols_per_group_,
-                                         Aq_zero_point_, Bq_zero_point_, row_offsets_,
-                                         col_offsets_);
+    if (!set_block(a, kName, out, inp, block, ld_out, ld_in)) return 0;
     a.multiplier = C_multiplier_;
     if (bias_ == nullptr) {
       a.bias_kind = detail::BiasKind::none;
@@ -314,29 +360,17 @@ class ReQuantizeOutput {
   }
 
   const float* getCMultiplier() const { return C_multiplier_; }
-  int32_t getAZeroPoint() const { return Aq_zero_point_; }
   int32_t getCZeroPoint() const { return C_zero_point_; }
-  const int32_t* getBZeroPoint() const { return Bq_zero_point_; }
-  const int32_t* getRowOffsets() const { return row_offsets_; }
-  const int32_t* getColOffsets() const { return col_offsets_; }
   const BIAS_T* getBias() const { return bias_; }
-  uint32_t getNCols() const { return ncols_; }
   const float* getActWScale() const { return act_times_w_scale_; }
-  void setRowOffsets(const int32_t* row_offsets) { row_offsets_ = row_offsets; }
 
  private:
   static constexpr const char* kName = "ReQuantizeOutput";
   nextOPType& nextop_;
   const float* C_multiplier_;
   int32_t C_zero_point_;
-  int32_t Aq_zero_point_;
-  const int32_t* Bq_zero_point_;
-  const int32_t* row_offsets_;
-  const int32_t* col_offsets_;
   const BIAS_T* bias_;
-  uint32_t ncols_;
   const float* act_times_w_scale_;
-  int cols_per_group_;
 };
 
 // Dequantizes int32 GEMM results to float:
@@ -346,7 +380,7 @@ class ReQuantizeOutput {
 template <bool FUSE_RELU, QuantizationGranularity Q_GRAN = QuantizationGranularity::TENSOR,
           typename outT = float, typename inT = int32_t,
           typename nextOPType = DoNothing<outT, outT>>
-class ReQuantizeForFloat {
+class ReQuantizeForFloat : public detail::ZeroPointOperands {
   static_assert(std::is_same_v<outT, float>, "ReQuantizeForFloat writes float");
   static_assert(std::is_same_v<inT, int32_t>, "ReQuantizeForFloat reads int32_t");
 
@@ -360,16 +394,12 @@ class ReQuantizeForFloat {
                      int32_t Aq_zero_point, const int32_t* Bq_zero_point,
                      const int32_t* row_offsets, const int32_t* col_offsets,
                      const float* bias, uint32_t nCol, int groups = 1)
-      : nextop_(nextop),
+      : ZeroPointOperands(kName, Q_GRAN, Aq_zero_point, Bq_zero_point, row_offsets,
+                          col_offsets, nCol, groups),
+        nextop_(nextop),
         Aq_scale_(Aq_scale),
         Bq_scale_(Bq_scale),
-        Aq_zero_point_(Aq_zero_point),
-        Bq_zero_point_(Bq_zero_point),
-        row_offsets_(row_offsets),
-        col_offsets_(col_offsets),
-        bias_(bias),
-        ncols_(nCol),
-        cols_per_group_(detail::cols_per_group(kName, Q_GRAN, nCol, groups)) {
+        bias_(bias) {
     if (Bq_scale == nullptr)
       detail::throw_bad_output_arg(kName, "Bq_scale", "nullptr", "must not be null");
     if (Bq_zero_point == nullptr)
@@ -380,18 +410,8 @@ class ReQuantizeForFloat {
   template <inst_set_t instSet>
   int f(outType* out, const inpType* inp, const block_type_t& block, int ld_out,
         int ld_in) const {
-    detail::check_output_block(kName, block, ld_out, ld_in);
-    if (block.row_size == 0 || block.col_size == 0) return 0;
     detail::RequantizeF32Args a{};
-    a.in = inp;
-    a.ld_in = ld_in;
-    a.out = out + detail::block_offset(block, ld_out);
-    a.ld_out = ld_out;
-    a.rows = block.row_size;
-    a.cols = block.col_size;
-    a.zp = detail::zero_point_correction(kName, block, ncols_, cols_per_group_,
-                                         Aq_zero_point_, Bq_zero_point_, row_offsets_,
-                                         col_offsets_);
+    if (!set_block(a, kName, out, inp, block, ld_out, ld_in)) return 0;
     a.a_scale = Aq_scale_;
     a.b_scale = Bq_scale_;
     a.bias = bias_ != nullptr ? bias_ + block.col_start : nullptr;
@@ -402,26 +422,14 @@ class ReQuantizeForFloat {
 
   float getAScale() const { return Aq_scale_; }
   const float* getBScale() const { return Bq_scale_; }
-  int32_t getAZeroPoint() const { return Aq_zero_point_; }
-  const int32_t* getBZeroPoint() const { return Bq_zero_point_; }
-  const int32_t* getRowOffsets() const { return row_offsets_; }
-  const int32_t* getColOffsets() const { return col_offsets_; }
   const float* getBias() const { return bias_; }
-  uint32_t getNCols() const { return ncols_; }
-  void setRowOffsets(const int32_t* row_offsets) { row_offsets_ = row_offsets; }
 
  private:
   static constexpr const char* kName = "ReQuantizeForFloat";
   nextOPType& nextop_;
   float Aq_scale_;
   const float* Bq_scale_;
-  int32_t Aq_zero_point_;
-  const int32_t* Bq_zero_point_;
-  const int32_t* row_offsets_;
-  const int32_t* col_offsets_;
   const float* bias_;
-  uint32_t ncols_;
-  int cols_per_group_;
 };
 
 }  // namespace quire

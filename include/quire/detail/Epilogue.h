@@ -2,8 +2,10 @@
 //
 // An op's f<ISA>() resolves its parameters for one output block into one of the plain
 // structs below and calls the routine of the ISA's EpilogueTable (detail::epilogue_for),
-// so the intrinsics live only in src/epilogue/epilogue_<isa>.cpp and every routine
-// computes exactly what quire::ref (ReferenceOutput.h) computes, bit for bit.
+// so the intrinsics live only in src/epilogue (the vector routines are written once in
+// epilogue_kernels.h over each ISA's vocabulary, simd_<isa>.h, and instantiated in
+// epilogue_<isa>.cpp) and every routine computes exactly what quire::ref
+// (ReferenceOutput.h) computes, bit for bit.
 //
 // Conventions shared by every routine:
 //  - `in` and `out` point at the block's first element; element (r, c) of the block,
