@@ -1,4 +1,5 @@
 #include "half_peak_probe.h"
+#include "peak_probe.h"
 
 #include <cpuinfo.h>
 
@@ -9,28 +10,7 @@
 namespace quire::bench {
 namespace {
 
-// As measure_peak (peak_probe.cpp): grow the iteration count until a run takes ~2 ms and
-// scale it to ~20 ms; then the best rate of 5 runs, not the median: on a shared machine
-// another process can only slow a run down, and the peak is what the core can do.
-double gflops(int64_t (*run)(int64_t)) {
-  int64_t iterations = 1000;
-  double t = 0;
-  for (;;) {
-    const double t0 = now_seconds();
-    run(iterations);
-    t = now_seconds() - t0;
-    if (t > 0.002) break;
-    iterations *= 4;
-  }
-  iterations = static_cast<int64_t>(static_cast<double>(iterations) * 0.02 / t) + 1;
-  double best = 0;
-  for (int r = 0; r < 5; ++r) {
-    const double t0 = now_seconds();
-    const int64_t macs = run(iterations);
-    best = std::max(best, static_cast<double>(macs) / (now_seconds() - t0));
-  }
-  return 2 * best / 1e9;
-}
+double gflops(int64_t (*run)(int64_t)) { return 2 * probe_rate(run) / 1e9; }
 
 }  // namespace
 

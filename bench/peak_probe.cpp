@@ -1,6 +1,6 @@
 #include "peak_probe.h"
 
-#include <vector>
+#include <algorithm>
 
 #include "timing.h"
 
@@ -35,8 +35,12 @@ std::optional<Peak> measure_peak(inst_set_t isa, int threads) {
       return std::nullopt;
   }
 
-  // Grow the iteration count until one run takes ~2 ms (this also wakes the core up),
-  // then scale it to ~20 ms per run.
+  peak.gops_per_thread = 2 * probe_rate(run) / 1e9;
+  peak.gops = peak.gops_per_thread * threads;
+  return peak;
+}
+
+double probe_rate(int64_t (*run)(int64_t)) {
   int64_t iterations = 1000;
   double t = 0;
   for (;;) {
@@ -47,17 +51,13 @@ std::optional<Peak> measure_peak(inst_set_t isa, int threads) {
     iterations *= 4;
   }
   iterations = static_cast<int64_t>(static_cast<double>(iterations) * 0.02 / t) + 1;
-
-  constexpr int kRuns = 5;
-  std::vector<double> rates;
-  for (int r = 0; r < kRuns; ++r) {
+  double best = 0;
+  for (int r = 0; r < 5; ++r) {
     const double t0 = now_seconds();
-    const int64_t macs = run(iterations);
-    rates.push_back(static_cast<double>(macs) / (now_seconds() - t0));
+    const int64_t ops = run(iterations);
+    best = std::max(best, static_cast<double>(ops) / (now_seconds() - t0));
   }
-  peak.gops_per_thread = 2 * median(rates) / 1e9;
-  peak.gops = peak.gops_per_thread * threads;
-  return peak;
+  return best;
 }
 
 }  // namespace quire::bench

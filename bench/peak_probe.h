@@ -21,9 +21,15 @@ struct Peak {
   bool saturating;
 };
 
-// Median of a few ~20 ms probe runs on the calling thread, scaled by `threads` (each
+// The best of a few ~20 ms probe runs on the calling thread, scaled by `threads` (each
 // core has its own units). nullopt for anyarch (portable C++ has no instruction peak).
 std::optional<Peak> measure_peak(inst_set_t isa, int threads);
+
+// The operations per second of a probe (run returns the operations it did): the
+// iteration count grows until one run takes ~2 ms (which also wakes the core up) and is
+// scaled to ~20 ms; then the best of 5 runs, not the median: on a shared machine another
+// process can only slow a run down, and the peak is what the core can do.
+double probe_rate(int64_t (*run)(int64_t));
 
 namespace probe {
 // Each runs `iterations` (>= 1) rounds of independent accumulator chains and returns

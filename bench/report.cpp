@@ -96,7 +96,7 @@ void print_header(std::FILE* out, const RunInfo& info) {
   std::fprintf(out, "path      %s%s, %d thread(s)\n", info.isa.c_str(),
                info.isa_forced ? " (forced by --isa)" : "", info.threads);
   if (info.peak) {
-    std::fprintf(out, "peak      %.1f GOPS = %d x %.1f (%s, median of 5 x 20 ms)\n",
+    std::fprintf(out, "peak      %.1f GOPS = %d x %.1f (%s, best of 5 x 20 ms)\n",
                  info.peak->gops, info.threads, info.peak->gops_per_thread,
                  info.peak->method.c_str());
     if (info.peak->saturating) {
