@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
+#include <type_traits>
 
 #include "quire/PackMatrix.h"
 #include "quire/detail/Blocking.h"
@@ -21,9 +22,10 @@
 namespace quire {
 namespace detail {
 
-// The one place the run-time ISA becomes the output op's template argument.
+// The one place the run-time ISA becomes the output op's template argument. The tile is
+// mutable: an op may add to it in place (DoSpmdmOnInpBuffer).
 template <typename OutOp, typename cT>
-void run_output(const OutOp& op, inst_set_t isa, cT* C, const int32_t* tile,
+void run_output(const OutOp& op, inst_set_t isa, cT* C, int32_t* tile,
                 const block_type_t& block, int ldc) {
   switch (isa) {
     case inst_set_t::avx512_vnni: op.template f<inst_set_t::avx512_vnni>(C, tile, block, ldc, ldc); break;
@@ -38,7 +40,8 @@ void run_output(const OutOp& op, inst_set_t isa, cT* C, const int32_t* tile,
 
 }  // namespace detail
 
-// C (M x ldc) = outProcess(A * B) for this thread's share of the output. Call it once per
+// C (M x ldc) = outProcess(A * B) for this thread's share of the output. With A and B
+// packed for acc16 (accT = int16_t) the product is computed as docs/acc16.md specifies. Call it once per
 // thread with the same arguments and thread_id = 0 .. num_threads - 1; together the calls
 // cover C. packA is this thread's own packer; packB is shared and read-only. C_buffer is
 // an int32 scratch of M x ldc (it may alias C when C is int32 or float). Throws
@@ -49,6 +52,10 @@ void fbgemmPacked(PackMatrix<packingAMatrix, uint8_t, typename packingAMatrix::a
                   cT* C, int32_t* C_buffer, uint32_t ldc, const processOutputType& outProcess,
                   int thread_id, int num_threads,
                   const BlockingFactors* blocking_params = nullptr) {
+  static_assert(std::is_same_v<typename packingAMatrix::accType, typename packingBMatrix::accType>,
+                "A and B must be packed for the same accumulation (both int32_t, or both "
+                "int16_t for acc16)");
+  constexpr detail::Accumulation acc = detail::accumulation_of<typename packingBMatrix::accType>();
   auto& A = static_cast<packingAMatrix&>(packA);
   const auto& B = static_cast<const packingBMatrix&>(packB);
   const BlockingFactors& a_blocking = A.blockingFactors();
@@ -56,11 +63,11 @@ void fbgemmPacked(PackMatrix<packingAMatrix, uint8_t, typename packingAMatrix::a
       detail::check_gemm(A.numRows(), A.numCols(), A.numGroups(), B.layout(), C, C_buffer, ldc,
                          thread_id, num_threads, a_blocking, blocking_params);
   const BlockingFactors bf =
-      blocking_params ? detail::resolve_blocking(blocking_params, "fbgemmPacked") : a_blocking;
+      blocking_params ? detail::resolve_blocking(blocking_params, "fbgemmPacked", acc) : a_blocking;
   const detail::IsaRecord& isa = detail::active_isa();
   const detail::ThreadTile tile =
       detail::partition_tiles(s.M, s.N, bf.MR, B.layout().panel_width, thread_id, num_threads);
-  detail::KernelSet kernels(isa, bf.MR, bf.NR);
+  detail::KernelSet kernels(isa, bf.MR, bf.NR, acc);
   const int64_t ld = ldc;
 
   for (int32_t ic = tile.m0; ic < tile.m1; ic += bf.MCB) {

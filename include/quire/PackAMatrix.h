@@ -24,11 +24,11 @@ class PackAFromMatrix : public PackMatrix<PT, T, accT> {
   // Bytes of the packed block buffer a caller may pass as pmat.
   static int packedBufferSize(int /*rows*/ = 0, int /*cols*/ = 0,
                               const BlockingFactors* params = nullptr) {
-    return static_cast<int>(detail::packed_a_bytes(detail::resolve_blocking(params, "packedBufferSize")));
+    return static_cast<int>(detail::packed_a_bytes(detail::resolve_blocking(params, "packedBufferSize", detail::accumulation_of<accT>())));
   }
   // Row offsets needed per block: one per row of an MCB block.
   static int rowOffsetBufferSize(const BlockingFactors* params = nullptr) {
-    return detail::resolve_blocking(params, "rowOffsetBufferSize").MCB;
+    return detail::resolve_blocking(params, "rowOffsetBufferSize", detail::accumulation_of<accT>()).MCB;
   }
 
   int32_t* getRowOffsetBuffer() { return WITH_ROW_OFFSETS ? row_offset_ : nullptr; }

@@ -63,11 +63,11 @@ class PackAWithIm2Col final : public PackMatrix<PackAWithIm2Col<T, accT, SPATIAL
   // and the slack the row copies may write past the last row.
   static int packedBufferSize(int /*rows*/ = 0, int /*cols*/ = 0,
                               const BlockingFactors* params = nullptr) {
-    return static_cast<int>(bufferBytes(detail::resolve_blocking(params, "packedBufferSize")));
+    return static_cast<int>(bufferBytes(detail::resolve_blocking(params, "packedBufferSize", detail::accumulation_of<accT>())));
   }
   // Row offsets needed per block: one per row of an MCB block.
   static int rowOffsetBufferSize(const BlockingFactors* params = nullptr) {
-    return detail::resolve_blocking(params, "rowOffsetBufferSize").MCB;
+    return detail::resolve_blocking(params, "rowOffsetBufferSize", detail::accumulation_of<accT>()).MCB;
   }
 
   // The row sums of the current block (uncomputed when b_symmetric).

@@ -67,10 +67,10 @@ class PackAWithQuantRowOffset final
   }
 
   static int packedBufferSize(int = 0, int = 0, const BlockingFactors* params = nullptr) {
-    return static_cast<int>(detail::packed_a_bytes(detail::resolve_blocking(params, "packedBufferSize")));
+    return static_cast<int>(detail::packed_a_bytes(detail::resolve_blocking(params, "packedBufferSize", detail::accumulation_of<accT>())));
   }
   static int rowOffsetBufferSize(const BlockingFactors* params = nullptr) {
-    return detail::resolve_blocking(params, "rowOffsetBufferSize").MCB;
+    return detail::resolve_blocking(params, "rowOffsetBufferSize", detail::accumulation_of<accT>()).MCB;
   }
   int32_t* getRowOffsetBuffer() { return row_offset_; }
   int64_t packedLd() const {

@@ -1,5 +1,7 @@
 // PackBMatrix: int8 weights packed once into the panel layout of the micro-kernels
 // (docs/kernel-contract.md). Read-only after construction: share it between threads.
+// accT = int16_t packs for acc16 (docs/acc16.md): the same layout, with the panel width of
+// the path's acc16 blocking.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +19,6 @@ namespace quire {
 template <typename T, typename accT = int32_t>
 class PackBMatrix final : public PackMatrix<PackBMatrix<T, accT>, T, accT> {
   static_assert(std::is_same_v<T, int8_t>, "B must be int8_t (weights)");
-  static_assert(std::is_same_v<accT, int32_t>, "only 32-bit accumulation is available");
 
  public:
   using inpType = T;
@@ -53,7 +54,7 @@ class PackBMatrix final : public PackMatrix<PackBMatrix<T, accT>, T, accT> {
   // Bytes for a caller-provided buffer holding one group of rows x cols (for G groups
   // pass rows = K / G, multiply by G and add detail::PackedBLayout::kReadSlack).
   static int packedBufferSize(int rows, int cols, const BlockingFactors* params = nullptr) {
-    const int nr = detail::resolve_blocking(params, "packedBufferSize").NR;
+    const int nr = detail::resolve_blocking(params, "packedBufferSize", detail::accumulation_of<accT>()).NR;
     return static_cast<int>(int64_t{(rows + 3) & ~3} * ((cols + nr - 1) / nr) * nr +
                             detail::PackedBLayout::kReadSlack);
   }

@@ -46,7 +46,7 @@ class PackMatrix {
   PackMatrix(int32_t rows, int32_t cols, inpType* pmat, int groups,
              const BlockingFactors* params, const char* where)
       : nrows_(rows), ncols_(cols), groups_(groups),
-        params_(detail::resolve_blocking(params, where)) {
+        params_(detail::resolve_blocking(params, where, detail::accumulation_of<accType>())) {
     detail::check_arg(groups >= 1, where, "groups", groups, "must be >= 1");
     buf_ = pmat;
   }

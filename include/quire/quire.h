@@ -1,6 +1,7 @@
 // Everything of quire's int8 GEMM API in one include.
 #pragma once
 
+#include "quire/Acc16.h"
 #include "quire/FbgemmBF16.h"
 #include "quire/Conv.h"
 #include "quire/Gemm.h"

@@ -1,5 +1,5 @@
 // The process-wide JIT runtime and kernel cache. The key space is bounded (5 paths x
-// mr x nr within the register file), so the cache is bounded by construction; kernels
+// mr x nr within the register file x column/narrow/acc16), so the cache is bounded by construction; kernels
 // live until the process exits, when the runtime releases their memory.
 #include "jit/kernel_cache.h"
 
@@ -70,15 +70,15 @@ struct CacheEntry {
 
 }  // namespace
 
-bool registers_fit(Isa isa, int mr, int nr) {
+bool registers_fit(Isa isa, int mr, int nr, bool acc16) {
   if (isa == Isa::portable) return mr >= 1 && nr >= 1 && mr <= 64 && nr <= 64;
-  return registers_fit(KernelSpec{isa, mr, nr});
+  return registers_fit(KernelSpec{isa, mr, nr, false, acc16});
 }
 
 static MicroKernelFn cached(const KernelSpec& spec) {
   static std::mutex mutex;
   static std::unordered_map<uint64_t, std::unique_ptr<CacheEntry>> cache;
-  const uint64_t key = (uint64_t{spec.narrow} << 40) | (uint64_t{static_cast<uint8_t>(spec.isa)} << 32) |
+  const uint64_t key = (uint64_t{spec.acc16} << 41) | (uint64_t{spec.narrow} << 40) | (uint64_t{static_cast<uint8_t>(spec.isa)} << 32) |
                        (uint64_t(static_cast<uint16_t>(spec.mr)) << 16) | static_cast<uint16_t>(spec.nr);
   CacheEntry* entry;
   {
@@ -98,6 +98,15 @@ MicroKernelFn kernel(Isa isa, int mr, int nr) {
   if (!registers_fit(spec)) {
     throw std::invalid_argument("micro-kernel " + kernel_name(spec) +
                                 ": the tile does not fit the vector registers");
+  }
+  return cached(spec);
+}
+
+MicroKernelFn acc16_kernel(Isa isa, int mr, int nr) {
+  const KernelSpec spec{isa, mr, nr, false, true};
+  if ((isa != Isa::avx2 && isa != Isa::avx512) || !registers_fit(spec)) {
+    throw std::invalid_argument("acc16 micro-kernel " + kernel_name(spec) +
+                                ": needs the avx2 or avx512 path and a tile that fits the registers");
   }
   return cached(spec);
 }

@@ -15,7 +15,12 @@ detail::MicroKernelFn kernel(detail::Isa isa, int mr, int nr);
 // AVX-512 path, 3 <= nr <= 8, mr <= 12; throws std::invalid_argument otherwise.
 detail::MicroKernelFn narrow_kernel(detail::Isa isa, int mr, int nr);
 
-// Whether an mr x nr register tile fits the vector registers of the path.
-bool registers_fit(detail::Isa isa, int mr, int nr);
+// The saturating acc16 kernel (docs/acc16.md) for an mr x nr tile on avx2 or avx512;
+// throws std::invalid_argument on other paths or when the tile does not fit.
+detail::MicroKernelFn acc16_kernel(detail::Isa isa, int mr, int nr);
+
+// Whether an mr x nr register tile fits the vector registers of the path (of its acc16
+// kernels when acc16).
+bool registers_fit(detail::Isa isa, int mr, int nr, bool acc16 = false);
 
 }  // namespace quire::jit

@@ -8,6 +8,9 @@
 //       A even = a & 0x00ff (a0, a2)      A odd = a >> 8 logical (a1, a3)
 //       B even = (b << 8) >> 8 arith      B odd = b >> 8 arith
 //       acc += vpmaddwd(A even, B even) + vpmaddwd(A odd, B odd)
+//   acc16 (avx512, avx2; docs/acc16.md): each int32 lane holds two int16 sums,
+//       acc = vpaddsw(acc, vpmaddubsw(A bytes, B bytes))    (saturating, 2x the exact rate)
+//     and before the store the two halves are added exactly: acc = vpmaddwd(acc, 1).
 #include "jit/kernel_generator.h"
 
 #include "jit/tile_loop_emitter.h"
@@ -33,7 +36,14 @@ int vector_registers(Isa isa) { return is_zmm(isa) ? 32 : 16; }
 
 int vectors_for(const KernelSpec& s) { return (s.nr + int32_lanes(s.isa) - 1) / int32_lanes(s.isa); }
 
+enum class DotStyle { vnni, exact, acc16 };
+
+DotStyle dot_style(const KernelSpec& s) {
+  return s.acc16 ? DotStyle::acc16 : is_vnni(s.isa) ? DotStyle::vnni : DotStyle::exact;
+}
+
 // Vector register map. VNNI: [accumulators mr*nv][B nv][A 1].
+// acc16: [accumulators mr*nv][B nv][A 1][product 1].
 // exact: [accumulators mr*nv][B even nv][B odd nv][A even][A odd][product][0x00ff mask].
 struct RegMap {
   int nv, mr;
@@ -45,13 +55,21 @@ struct RegMap {
   int a_odd() const { return mr * nv + 2 * nv + 1; }
   int product() const { return mr * nv + 2 * nv + 2; }
   int byte_mask() const { return mr * nv + 2 * nv + 3; }
-  int needed(bool vnni) const { return vnni ? a() + 1 : byte_mask() + 1; }
+  int acc16_product() const { return a() + 1; }
+  int needed(DotStyle style) const {
+    switch (style) {
+      case DotStyle::vnni: return a() + 1;
+      case DotStyle::acc16: return acc16_product() + 1;
+      case DotStyle::exact: break;
+    }
+    return byte_mask() + 1;
+  }
 };
 
 class KernelEmitter final : public TileLoopEmitter {
  public:
   KernelEmitter(x86::Assembler& a, const KernelSpec& s)
-      : TileLoopEmitter(a, s.mr), s_(s), zmm_(is_zmm(s.isa)), vnni_(is_vnni(s.isa)),
+      : TileLoopEmitter(a, s.mr), s_(s), zmm_(is_zmm(s.isa)), style_(dot_style(s)),
         vec_bytes_(zmm_ ? 64 : 32), map_{vectors_for(s), s.mr},
         tail_(s.nr % int32_lanes(s.isa)) {}
 
@@ -72,12 +90,14 @@ class KernelEmitter final : public TileLoopEmitter {
       a_.mov(kScratch.r32(), (1u << tail_) - 1);
       a_.kmovw(x86::k1, kScratch.r32());
     }
-    if (!vnni_) {  // 0x00ff in every 16-bit lane: all ones, shifted right by 8
-      const x86::Vec m = vec(map_.byte_mask());
-      if (zmm_) a_.vpternlogd(m, m, m, 0xff);
-      else a_.vpcmpeqd(m, m, m);
-      a_.vpsrlw(m, m, 8);
-    }
+    if (style_ == DotStyle::exact) word_constant(vec(map_.byte_mask()), 8);  // 0x00ff
+  }
+
+  // Every 16-bit lane of v = 0xffff >> shift.
+  void word_constant(const x86::Vec& v, int shift) {
+    if (zmm_) a_.vpternlogd(v, v, v, 0xff);
+    else a_.vpcmpeqd(v, v, v);
+    a_.vpsrlw(v, v, shift);
   }
 
   void embed_data() override {
@@ -90,7 +110,13 @@ class KernelEmitter final : public TileLoopEmitter {
     }
   }
 
-  void dot_step() override { vnni_ ? dot_step_vnni() : dot_step_exact(); }
+  void dot_step() override {
+    switch (style_) {
+      case DotStyle::vnni: return dot_step_vnni();
+      case DotStyle::acc16: return dot_step_acc16();
+      case DotStyle::exact: return dot_step_exact();
+    }
+  }
 
   x86::Mem b_vector(int v) const {
     return zmm_ ? x86::zmmword_ptr(kBCursor, v * vec_bytes_) : x86::ymmword_ptr(kBCursor, v * vec_bytes_);
@@ -108,6 +134,32 @@ class KernelEmitter final : public TileLoopEmitter {
         else a_.evex().vpdpbusd(acc, av, b);
       }
     }
+  }
+
+  void dot_step_acc16() {
+    for (int v = 0; v < map_.nv; ++v) load_vector(vec(map_.b(v)), b_vector(v));
+    const x86::Vec av = vec(map_.a()), p = vec(map_.acc16_product());
+    for (int r = 0; r < s_.mr; ++r) {
+      a_.vpbroadcastd(av, row_operand(r));
+      for (int v = 0; v < map_.nv; ++v) {
+        // vpmaddubsw: first source unsigned bytes (A), second signed bytes (B).
+        const x86::Vec acc = vec(map_.acc(r, v));
+        a_.vpmaddubsw(p, av, vec(map_.b(v)));
+        a_.vpaddsw(acc, acc, p);
+      }
+    }
+  }
+
+  // acc16: each int32 lane = its low int16 sum + its high one (exact in int32).
+  void finish_accumulators() override {
+    if (style_ != DotStyle::acc16) return;
+    const x86::Vec ones = vec(map_.b(0));  // the B registers are free after the K loop
+    word_constant(ones, 15);
+    for (int r = 0; r < s_.mr; ++r)
+      for (int v = 0; v < map_.nv; ++v) {
+        const x86::Vec acc = vec(map_.acc(r, v));
+        a_.vpmaddwd(acc, acc, ones);
+      }
   }
 
   void dot_step_exact() {
@@ -182,7 +234,8 @@ class KernelEmitter final : public TileLoopEmitter {
   }
 
   KernelSpec s_;
-  bool zmm_, vnni_;
+  bool zmm_;
+  DotStyle style_;
   int vec_bytes_;
   RegMap map_;
   int tail_;
@@ -196,7 +249,7 @@ int int32_lanes(Isa isa) { return is_zmm(isa) ? 16 : 8; }
 bool registers_fit(const KernelSpec& s) {
   if (s.mr < 1 || s.nr < 1 || s.mr > 12) return false;  // 12: four A row cursors (tile_loop_emitter.h)
   const RegMap map{vectors_for(s), s.mr};
-  return map.needed(is_vnni(s.isa)) <= vector_registers(s.isa);
+  return map.needed(dot_style(s)) <= vector_registers(s.isa);
 }
 
 std::string kernel_name(const KernelSpec& s) {
@@ -205,12 +258,16 @@ std::string kernel_name(const KernelSpec& s) {
                     : s.isa == Isa::avx512          ? "avx512"
                     : s.isa == Isa::avx_vnni        ? "avxvnni"
                                                     : "avx2";
-  return "u8s8s32_mr" + std::to_string(s.mr) + "_nr" + std::to_string(s.nr) + "_" + isa +
+  return std::string(s.acc16 ? "u8s8s16" : "u8s8s32") + "_mr" + std::to_string(s.mr) + "_nr" + std::to_string(s.nr) + "_" + isa +
          (s.narrow ? "_narrow" : "");
 }
 
 void emit_micro_kernel(x86::Assembler& a, const KernelSpec& spec) {
   if (spec.isa == Isa::portable) throw std::invalid_argument("emit_micro_kernel: portable path has no JIT kernel");
+  if (spec.acc16 && is_vnni(spec.isa)) {
+    throw std::invalid_argument("micro-kernel " + kernel_name(spec) +
+                                ": VNNI paths run acc16 on their exact kernels");
+  }
   if (!registers_fit(spec)) {
     throw std::invalid_argument("micro-kernel " + kernel_name(spec) +
                                 ": the tile needs more vector registers than the ISA has");

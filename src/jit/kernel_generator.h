@@ -15,6 +15,7 @@ struct KernelSpec {
   int mr;               // rows of the register tile
   int nr;               // columns of the register tile (the last vector is masked if nr % lanes != 0)
   bool narrow = false;  // rows packed several per vector (narrow_generator.cpp)
+  bool acc16 = false;   // saturating int16 accumulation (avx2, avx512; docs/acc16.md)
 };
 
 // Vector lanes (int32) of a path's registers: 16 for zmm paths, 8 for ymm paths.
@@ -24,7 +25,7 @@ int int32_lanes(detail::Isa isa);
 // kernel_generator.cpp).
 bool registers_fit(const KernelSpec& spec);
 
-// Name that is the kernel's spec, e.g. "u8s8s32_mr6_nr64_avx512vnni".
+// Name that is the kernel's spec, e.g. "u8s8s32_mr6_nr64_avx512vnni" (acc16: "u8s8s16_...").
 std::string kernel_name(const KernelSpec& spec);
 
 // Emits the kernel body: void kernel(const detail::MicroKernelArgs* args).

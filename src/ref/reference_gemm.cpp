@@ -13,6 +13,33 @@ void matmul_u8s8s32(int M, int N, int K, const uint8_t* A, int lda, const int8_t
   }
 }
 
+namespace {
+int32_t saturate_int16(int32_t v) { return v > 32767 ? 32767 : v < -32768 ? -32768 : v; }
+}  // namespace
+
+void matmul_u8s8s32_acc16(int M, int N, int K, const uint8_t* A, int lda, const int8_t* B,
+                          int ldb, int32_t* C, int ldc, int block_depth) {
+  for (int i = 0; i < M; ++i) {
+    for (int j = 0; j < N; ++j) {
+      // a * b at depth k, zero past K (the padding of the last block).
+      auto product = [&](int k) {
+        return k < K ? int32_t{A[i * lda + k]} * int32_t{B[k * ldb + j]} : 0;
+      };
+      int32_t sum = 0;
+      for (int k0 = 0; k0 < K; k0 += block_depth) {
+        const int k_end = k0 + block_depth < K ? k0 + block_depth : K;
+        int32_t lo = 0, hi = 0;
+        for (int k = k0; k < k_end; k += 4) {
+          lo = saturate_int16(lo + saturate_int16(product(k) + product(k + 1)));
+          hi = saturate_int16(hi + saturate_int16(product(k + 2) + product(k + 3)));
+        }
+        sum += lo + hi;
+      }
+      C[i * ldc + j] = sum;
+    }
+  }
+}
+
 void row_offsets_u8(int M, int K, const uint8_t* A, int lda, int32_t* row_offsets) {
   for (int i = 0; i < M; ++i) {
     int32_t sum = 0;

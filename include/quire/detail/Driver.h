@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "quire/Types.h"
+#include "quire/detail/Blocking.h"
 #include "quire/detail/IsaRecord.h"
 #include "quire/detail/PackB.h"
 
@@ -35,14 +36,20 @@ GemmShape check_gemm(int32_t a_rows, int32_t a_cols, int a_groups, const PackedB
 // The kernels one fbgemmPacked call uses, resolved through the code cache once per
 // (mr, nr) and then reused without locking. A call uses at most a handful of tile
 // shapes (full tiles, a row tail, a column tail), so a short list beats a table.
+// acc16 takes the path's saturating kernels where it has them (no narrow ones), else
+// its exact kernels.
 class KernelSet {
  public:
-  KernelSet(const IsaRecord& isa, int mr, int nr) : isa_(isa), mr_(mr), nr_(nr) {}
+  KernelSet(const IsaRecord& isa, int mr, int nr, Accumulation acc = Accumulation::int32)
+      : isa_(isa), mr_(mr), nr_(nr),
+        saturating_(acc == Accumulation::int16 && isa.acc16_kernel != nullptr) {}
   MicroKernelFn get(int mr, int nr, bool narrow = false) {
     for (int i = 0; i < used_; ++i)
       if (entries_[i].mr == mr && entries_[i].nr == nr && entries_[i].narrow == narrow)
         return entries_[i].fn;
-    MicroKernelFn fn = narrow ? isa_.narrow_kernel(mr, nr) : isa_.kernel(mr, nr);
+    MicroKernelFn fn = narrow       ? isa_.narrow_kernel(mr, nr)
+                       : saturating_ ? isa_.acc16_kernel(mr, nr)
+                                     : isa_.kernel(mr, nr);
     if (used_ < kSlots) entries_[used_++] = Entry{mr, nr, narrow, fn};
     return fn;
   }
@@ -51,7 +58,8 @@ class KernelSet {
   // Rows per narrow tile for an output of nr columns, or 0 if the path has no narrow
   // kernel for it.
   int narrow_rows(int nr) const {
-    return isa_.narrow_kernel != nullptr && nr >= 3 && nr <= 8 ? isa_.narrow_rows : 0;
+    return isa_.narrow_kernel != nullptr && !saturating_ && nr >= 3 && nr <= 8 ? isa_.narrow_rows
+                                                                                 : 0;
   }
 
  private:
@@ -63,6 +71,7 @@ class KernelSet {
   static constexpr int kSlots = 8;
   const IsaRecord& isa_;
   int mr_, nr_;
+  bool saturating_;
   int used_ = 0;
   Entry entries_[kSlots];
 };

@@ -53,6 +53,10 @@ struct IsaRecord {
   int int32_lanes;            // int32 lanes per vector register
   BlockingFactors blocking;   // default blocking factors
   MicroKernelFn (*kernel)(int mr, int nr);  // kernel for an mr x nr tile (cached)
+  // acc16 (docs/acc16.md): the saturating int16-accumulation kernels and their blocking.
+  // Null on paths whose acc16 runs the exact kernels above (VNNI: as fast; portable).
+  MicroKernelFn (*acc16_kernel)(int mr, int nr);
+  BlockingFactors blocking_acc16;
   // Kernel packing several rows per vector for 3 <= nr <= 8 columns and tiles of up to
   // narrow_rows rows; null on paths without one.
   MicroKernelFn (*narrow_kernel)(int mr, int nr);

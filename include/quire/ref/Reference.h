@@ -10,6 +10,15 @@ namespace quire::ref {
 void matmul_u8s8s32(int M, int N, int K, const uint8_t* A, int lda, const int8_t* B, int ldb,
                     int32_t* C, int ldc);
 
+// The acc16 model (docs/acc16.md): C = A * B as the saturating 16-bit kernels compute it.
+// K is cut into blocks of block_depth (a multiple of 4) from k = 0, each zero-padded to a
+// multiple of 4. Within a block every output keeps two int16 sums: `lo` takes the pairs
+// (4t, 4t+1), `hi` the pairs (4t+2, 4t+3), in increasing t. A pair is
+// sat16(a0*b0 + a1*b1) (vpmaddubsw) and is added with sat16 (vpaddsw). C adds lo + hi of
+// every block in int32 (exact).
+void matmul_u8s8s32_acc16(int M, int N, int K, const uint8_t* A, int lda, const int8_t* B,
+                          int ldb, int32_t* C, int ldc, int block_depth);
+
 // row_offsets[i] = sum_k A[i*lda + k]
 void row_offsets_u8(int M, int K, const uint8_t* A, int lda, int32_t* row_offsets);
 

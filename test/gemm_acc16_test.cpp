@@ -1,0 +1,183 @@
+// acc16 (PackBMatrix<int8_t, int16_t>): every path against the acc16 model of
+// docs/acc16.md bit for bit where the path saturates, against the exact product where it
+// does not (VNNI, portable), over odd shapes, groups, transposes, thread counts 1-3,
+// overridden K blocks and inputs built to saturate.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "quire/quire.h"
+#include "quire/ref/Reference.h"
+#include "test_util.h"
+
+namespace quire::test {
+namespace {
+
+struct Case {
+  int M, N, K, groups;  // K and N per group
+  matrix_op_t atrans, btrans;
+  int threads;
+};
+
+std::string describe(const Case& c) {
+  return std::string(instSetName(fbgemmInstructionSet())) + " M=" + std::to_string(c.M) +
+         " N=" + std::to_string(c.N) + " K=" + std::to_string(c.K) +
+         " G=" + std::to_string(c.groups) + " At=" + std::to_string(c.atrans == matrix_op_t::Transpose) +
+         " Bt=" + std::to_string(c.btrans == matrix_op_t::Transpose) +
+         " threads=" + std::to_string(c.threads);
+}
+
+// What acc16 must produce on the active path: the acc16 model with the K block depth in
+// use where the path saturates, the exact product elsewhere.
+void expected_acc16(const Case& c, const std::vector<uint8_t>& A, const std::vector<int8_t>& B,
+                    int block_depth, std::vector<int32_t>& out) {
+  const int Ktot = c.groups * c.K, ldc = c.groups * c.N;
+  out.assign(static_cast<size_t>(c.M) * ldc, 0);
+  for (int g = 0; g < c.groups; ++g) {
+    const uint8_t* a = A.data() + g * c.K;
+    const int8_t* b = B.data() + static_cast<size_t>(g) * c.K * c.N;
+    int32_t* o = out.data() + g * c.N;
+    if (acc16Saturates()) ref::matmul_u8s8s32_acc16(c.M, c.N, c.K, a, Ktot, b, c.N, o, ldc, block_depth);
+    else ref::matmul_u8s8s32(c.M, c.N, c.K, a, Ktot, b, c.N, o, ldc);
+  }
+}
+
+// Runs acc16 C = A * B (A is M x G*K row-major, B is G*K x N, groups stacked along K)
+// with the sources transposed as the case says; returns C (M x G*N).
+std::vector<int32_t> run_acc16(const Case& c, const std::vector<uint8_t>& A,
+                               const std::vector<int8_t>& B,
+                               const BlockingFactors* blocking = nullptr) {
+  const int G = c.groups, Ktot = G * c.K, ldc = G * c.N;
+  std::vector<uint8_t> Asrc = A;
+  int lda = Ktot;
+  if (c.atrans == matrix_op_t::Transpose) {
+    ref::transpose(Ktot, c.M, A.data(), Ktot, Asrc.data(), c.M);
+    lda = c.M;
+  }
+  std::vector<int8_t> Bsrc = B;
+  int ldb = c.N;
+  if (c.btrans == matrix_op_t::Transpose) {
+    for (int g = 0; g < G; ++g) {
+      const size_t off = static_cast<size_t>(g) * c.K * c.N;
+      ref::transpose(c.N, c.K, B.data() + off, c.N, Bsrc.data() + off, c.K);
+    }
+    ldb = c.K;
+  }
+  PackBMatrix<int8_t, int16_t> packedB(c.btrans, Ktot, c.N, Bsrc.data(), ldb, nullptr, G, blocking);
+  std::vector<int32_t> C(static_cast<size_t>(c.M) * ldc + 64, -7);  // 64 sentinels past the end
+  for (int t = 0; t < c.threads; ++t) {
+    PackAMatrix<uint8_t, int16_t> packA(c.atrans, c.M, Ktot, Asrc.data(), lda, nullptr, G, blocking);
+    DoNothing<int32_t, int32_t> done;
+    memCopy<> copy(done);
+    fbgemmPacked(packA, packedB, C.data(), C.data(), ldc, copy, t, c.threads, blocking);
+  }
+  for (size_t i = static_cast<size_t>(c.M) * ldc; i < C.size(); ++i)
+    EXPECT_EQ(C[i], -7) << "wrote past the end of C: " << describe(c);
+  C.resize(static_cast<size_t>(c.M) * ldc);
+  return C;
+}
+
+// Mismatches of one case with random data in the given ranges.
+int check_case(const Case& c, uint32_t seed, int a_lo, int a_hi, int b_lo, int b_hi,
+               const BlockingFactors* blocking = nullptr) {
+  const size_t a_size = static_cast<size_t>(c.M) * c.groups * c.K;
+  const size_t b_size = static_cast<size_t>(c.groups) * c.K * c.N;
+  const std::vector<uint8_t> A = random_vector<uint8_t>(a_size, a_lo, a_hi, seed);
+  const std::vector<int8_t> B = random_vector<int8_t>(b_size, b_lo, b_hi, seed + 1);
+  std::vector<int32_t> want;
+  expected_acc16(c, A, B, blocking ? blocking->KCB : acc16BlockDepth(), want);
+  const std::vector<int32_t> got = run_acc16(c, A, B, blocking);
+  const int ldc = c.groups * c.N;
+  return compare_buffers(want.data(), got.data(), c.M, ldc, ldc, 5);
+}
+
+class GemmAcc16 : public ::testing::TestWithParam<IsaCase> {
+ protected:
+  void SetUp() override {
+    if (!GetParam().supported) GTEST_SKIP() << instSetName(GetParam().isa) << " not on this CPU";
+  }
+};
+
+TEST_P(GemmAcc16, SaturatesOnlyOnTheDocumentedPaths) {
+  ScopedIsa isa(GetParam().isa);
+  const inst_set_t s = GetParam().isa;
+  EXPECT_EQ(acc16Saturates(), s == inst_set_t::avx2 || s == inst_set_t::avx512);
+  EXPECT_GT(acc16BlockDepth(), 0);
+  EXPECT_EQ(acc16BlockDepth() % 4, 0);
+}
+
+// Full-range data saturates often, so the model's every clause is exercised.
+TEST_P(GemmAcc16, OddShapesGroupsTransposesThreadsFullRange) {
+  ScopedIsa isa(GetParam().isa);
+  uint32_t seed = 11;
+  for (int M : {1, 2, 3, 7, 13, 17, 33, 63, 65})
+    for (int N : {1, 3, 4, 8, 15, 17, 47, 64, 65, 130})
+      for (int K : {1, 2, 3, 5, 8, 31, 63, 257, 513}) {
+        const Case c{M, N, K, 1 + (M + N + K) % 3,
+                     (M % 2) ? matrix_op_t::Transpose : matrix_op_t::NoTranspose,
+                     (K % 2) ? matrix_op_t::Transpose : matrix_op_t::NoTranspose, 1 + (N % 3)};
+        ASSERT_EQ(check_case(c, seed += 3, 0, 255, -128, 127), 0) << describe(c);
+      }
+}
+
+// Small weights rarely saturate: the common case, where acc16 should equal the exact
+// product on every path.
+TEST_P(GemmAcc16, SmallValuesMatchTheExactProduct) {
+  ScopedIsa isa(GetParam().isa);
+  uint32_t seed = 5;
+  for (int M : {1, 6, 19, 64})
+    for (int N : {5, 16, 64, 100})
+      for (int K : {4, 37, 256, 600}) {
+        const Case c{M, N, K, 1, matrix_op_t::NoTranspose, matrix_op_t::NoTranspose, 1};
+        const std::vector<uint8_t> A = random_vector<uint8_t>(static_cast<size_t>(M) * K, 0, 15, seed);
+        const std::vector<int8_t> B = random_vector<int8_t>(static_cast<size_t>(K) * N, -3, 3, seed + 1);
+        seed += 2;
+        std::vector<int32_t> exact(static_cast<size_t>(M) * N);
+        ref::matmul_u8s8s32(M, N, K, A.data(), K, B.data(), N, exact.data(), N);
+        const std::vector<int32_t> got = run_acc16(c, A, B);
+        ASSERT_EQ(compare_buffers(exact.data(), got.data(), M, N, N, 5), 0) << describe(c);
+      }
+}
+
+// Constant operands at the extremes: every pair and every running sum pins at +-32767.
+TEST_P(GemmAcc16, ExtremeOperandsPinAtTheModelsLimits) {
+  ScopedIsa isa(GetParam().isa);
+  for (int b_value : {127, -128, -1, 64})
+    for (int K : {4, 255, 1023}) {
+      const Case c{7, 33, K, 1, matrix_op_t::NoTranspose, matrix_op_t::NoTranspose, 2};
+      const std::vector<uint8_t> A(static_cast<size_t>(c.M) * K, 255);
+      const std::vector<int8_t> B(static_cast<size_t>(K) * c.N, static_cast<int8_t>(b_value));
+      std::vector<int32_t> want;
+      expected_acc16(c, A, B, acc16BlockDepth(), want);
+      const std::vector<int32_t> got = run_acc16(c, A, B);
+      ASSERT_EQ(compare_buffers(want.data(), got.data(), c.M, c.N, c.N, 5), 0)
+          << describe(c) << " b=" << b_value;
+    }
+}
+
+// The int16 window is the K block: a smaller KCB is modelled with that block depth.
+TEST_P(GemmAcc16, OverriddenKBlockIsTheAccumulationWindow) {
+  ScopedIsa isa(GetParam().isa);
+  PackBMatrix<int8_t, int16_t> probe(matrix_op_t::NoTranspose, 4, 1,
+                                     std::vector<int8_t>(4, 1).data(), 1);
+  BlockingFactors bf = probe.blockingFactors();
+  uint32_t seed = 77;
+  for (int kcb : {4, 64, 132}) {
+    bf.KCB = kcb;
+    for (int K : {3, 130, 301}) {
+      const Case c{bf.MR * 2 + 1, 2 * bf.NR + 5, K, 2, matrix_op_t::NoTranspose,
+                   matrix_op_t::Transpose, 2};
+      ASSERT_EQ(check_case(c, seed += 2, 0, 255, -128, 127, &bf), 0)
+          << describe(c) << " KCB=" << kcb;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllPaths, GemmAcc16, ::testing::ValuesIn(all_isas()),
+                         [](const auto& info) { return std::string(instSetName(info.param.isa)); });
+
+// acc16 and acc32 packers do not mix.
+static_assert(!std::is_same_v<PackAMatrix<uint8_t, int16_t>::accType, PackBMatrix<int8_t>::accType>);
+
+}  // namespace
+}  // namespace quire::test
