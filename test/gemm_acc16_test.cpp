@@ -8,6 +8,7 @@
 
 #include "quire/quire.h"
 #include "quire/ref/Reference.h"
+#include "quire/ref/ReferenceConv.h"
 #include "test_util.h"
 
 namespace quire::test {
@@ -170,6 +171,61 @@ TEST_P(GemmAcc16, OverriddenKBlockIsTheAccumulationWindow) {
       ASSERT_EQ(check_case(c, seed += 2, 0, 255, -128, 127, &bf), 0)
           << describe(c) << " KCB=" << kcb;
     }
+  }
+}
+
+// The other A packers feed acc16 the same bytes: im2col (its explicit matrix through the
+// model) and float quantization (Quantize, then the model).
+TEST_P(GemmAcc16, Im2ColAndQuantizingPackersFollowTheModel) {
+  ScopedIsa isa(GetParam().isa);
+  const conv_param_t<2> conv(2, 8, 19, {7, 9}, 1, {3, 3}, {1, 2}, {1, 1, 1, 0});
+  const int rows = conv.MB * conv.OUT_DIM[0] * conv.OUT_DIM[1];
+  const int K = conv.K[0] * conv.K[1] * conv.IC, N = conv.OC;
+  const std::vector<uint8_t> act =
+      random_vector<uint8_t>(static_cast<size_t>(conv.MB) * 7 * 9 * conv.IC, 0, 255, 3);
+  const std::vector<int8_t> W = random_vector<int8_t>(static_cast<size_t>(K) * N, -128, 127, 4);
+  const int32_t a_zp = 37;
+  std::vector<uint8_t> cols(static_cast<size_t>(rows) * K);
+  ref::im2col(conv, act.data(), a_zp, cols.data());
+  const Case c{rows, N, K, 1, matrix_op_t::NoTranspose, matrix_op_t::NoTranspose, 1};
+  std::vector<int32_t> want;
+  expected_acc16(c, cols, W, acc16BlockDepth(), want);
+
+  PackBMatrix<int8_t, int16_t> Bp(matrix_op_t::NoTranspose, K, N, W.data(), N);
+  std::vector<int32_t> C(static_cast<size_t>(rows) * N);
+  PackAWithIm2Col<uint8_t, int16_t> Ap(conv, act.data(), nullptr, a_zp);
+  DoNothing<int32_t, int32_t> done;
+  memCopy<> copy(done);
+  fbgemmPacked(Ap, Bp, C.data(), C.data(), N, copy, 0, 1);
+  EXPECT_EQ(compare_buffers(want.data(), C.data(), rows, N, N, 5), 0) << "im2col";
+
+  const int M = 23;
+  std::vector<float> Af(static_cast<size_t>(M) * K);
+  const std::vector<uint8_t> seedbytes = random_vector<uint8_t>(Af.size(), 0, 255, 9);
+  for (size_t i = 0; i < Af.size(); ++i) Af[i] = (seedbytes[i] - 100) * 0.37f;
+  const float scale = 0.41f;
+  const int32_t zp = 100;
+  std::vector<uint8_t> Aq(Af.size());
+  for (size_t i = 0; i < Af.size(); ++i) Aq[i] = Quantize<uint8_t>(Af[i], zp, scale, 8);
+  const Case q{M, N, K, 1, matrix_op_t::NoTranspose, matrix_op_t::NoTranspose, 1};
+  expected_acc16(q, Aq, W, acc16BlockDepth(), want);
+  PackAWithQuantRowOffset<uint8_t, int16_t> Aqp(matrix_op_t::NoTranspose, M, K, Af.data(), K,
+                                                nullptr, scale, zp);
+  fbgemmPacked(Aqp, Bp, C.data(), C.data(), N, copy, 0, 1);
+  EXPECT_EQ(compare_buffers(want.data(), C.data(), M, N, N, 5), 0) << "quantizing packer";
+}
+
+// An acc16 blocking is checked against the acc16 kernels' registers.
+TEST_P(GemmAcc16, BlockingThatDoesNotFitThrowsNamingTheField) {
+  ScopedIsa isa(GetParam().isa);
+  if (GetParam().isa == inst_set_t::anyarch) GTEST_SKIP() << "the portable kernel takes any tile";
+  BlockingFactors bf{13, 64, 16, 4, 130, 256, 512};
+  const std::vector<int8_t> B(64, 1);
+  try {
+    PackBMatrix<int8_t, int16_t> p(matrix_op_t::NoTranspose, 8, 8, B.data(), 8, nullptr, 1, &bf);
+    FAIL() << "MR = 13 accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("MR"), std::string::npos) << e.what();
   }
 }
 
