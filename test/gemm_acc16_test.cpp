@@ -215,6 +215,45 @@ TEST_P(GemmAcc16, Im2ColAndQuantizingPackersFollowTheModel) {
   EXPECT_EQ(compare_buffers(want.data(), C.data(), M, N, N, 5), 0) << "quantizing packer";
 }
 
+// fbgemmConv with ACC_T = int16_t on each kind of shape (a depthwise shape, which takes
+// im2col under acc16, groupwise, pointwise, im2col): with operands too small to saturate
+// it must equal the int32 run.
+template <class AccT>
+std::vector<uint8_t> conv_u8(const conv_param_t<2>& p, const std::vector<uint8_t>& A,
+                             const std::vector<int8_t>& W) {
+  int64_t pixels = p.MB;
+  for (int d = 0; d < 2; ++d) pixels *= p.OUT_DIM[d];
+  PackWeightsForConv<2, int8_t, AccT> packed(p, W.data());
+  std::vector<int32_t> col_offsets(p.OC, 0), scratch(static_cast<size_t>(pixels) * p.OC);
+  std::vector<uint8_t> out(scratch.size());
+  const std::vector<float> multiplier(1, 0.03f);
+  const std::vector<int32_t> b_zp(1, 0);
+  DoNothing<> done;
+  ReQuantizeOutput<false> requant(done, multiplier.data(), 5, 0, b_zp.data(), nullptr,
+                                  col_offsets.data(), nullptr, p.OC, p.G);
+  fbgemmConv<ReQuantizeOutput<false>, 2, AccT>(p, A.data(), packed, out.data(), scratch.data(),
+                                                requant, 0, 1);
+  return out;
+}
+
+TEST_P(GemmAcc16, ConvolutionPathsAcceptAcc16) {
+  ScopedIsa isa(GetParam().isa);
+  const conv_param_t<2> shapes[] = {
+      conv_param_t<2>(1, 32, 32, {9, 7}, 32, {3, 3}, {1, 1}, {1, 1, 1, 1}),  // depthwise
+      conv_param_t<2>(2, 32, 32, {6, 5}, 4, {3, 3}, {1, 1}, {1, 1, 1, 1}),   // groupwise
+      conv_param_t<2>(1, 24, 40, {5, 5}, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}),   // pointwise
+      conv_param_t<2>(1, 12, 20, {8, 9}, 2, {3, 2}, {2, 1}, {1, 0, 1, 1})};  // im2col
+  uint32_t seed = 50;
+  for (const conv_param_t<2>& p : shapes) {
+    int64_t in = int64_t{p.MB} * p.IC * p.IN_DIM[0] * p.IN_DIM[1];
+    const std::vector<uint8_t> A = random_vector<uint8_t>(static_cast<size_t>(in), 0, 15, seed++);
+    const std::vector<int8_t> W = random_vector<int8_t>(
+        static_cast<size_t>(p.OC) * p.K[0] * p.K[1] * (p.IC / p.G), -3, 3, seed++);
+    EXPECT_EQ(conv_u8<int16_t>(p, A, W), conv_u8<int32_t>(p, A, W))
+        << "conv path " << static_cast<int>(ConvFastPath<2, int16_t>(p));
+  }
+}
+
 // An acc16 blocking is checked against the acc16 kernels' registers.
 TEST_P(GemmAcc16, BlockingThatDoesNotFitThrowsNamingTheField) {
   ScopedIsa isa(GetParam().isa);
