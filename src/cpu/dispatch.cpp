@@ -32,6 +32,11 @@ MicroKernelFn jit_acc16_kernel(int mr, int nr) {
   return jit::acc16_kernel(I, mr, nr);
 }
 
+template <Isa I>
+MicroKernelFn jit_acc16_narrow_kernel(int mr, int nr) {
+  return jit::narrow_kernel(I, mr, nr, true);
+}
+
 MicroKernelFn portable_kernel(int, int) { return &driver::portable_micro_kernel; }
 
 // Register arithmetic of the default tiles (vector registers: 16 ymm or 32 zmm):
@@ -54,8 +59,8 @@ constexpr BlockingFactors kAvx512Acc16{6, 64, 16, 4, 120, 256, 512};
 constexpr BlockingFactors kAvx2Acc16{6, 16, 8, 4, 120, 256, 512};
 
 // Fields: path, FBGEMM name, name, int32 lanes, blocking {MR, NR, NR_MIN, ROW_INTERLEAVE,
-// MCB, KCB, NCB}, kernel, acc16 kernel and its blocking, narrow kernel and its tile rows,
-// A packer, output routines, quantization routines, convolution routines.
+// MCB, KCB, NCB}, kernel, acc16 kernel and its blocking, narrow kernel, its tile rows and
+// its acc16 form, A packer, output routines, quantization routines, convolution routines.
 constexpr BlockingFactors kPortable{4, 16, 16, 4, 64, 256, 256};
 constexpr BlockingFactors kAvx2{4, 16, 8, 4, 120, 2048, 512};
 constexpr BlockingFactors kYmmVnni{6, 16, 8, 4, 120, 2048, 512};
@@ -63,23 +68,24 @@ constexpr BlockingFactors kAvx512{6, 48, 16, 4, 120, 2048, 480};
 constexpr BlockingFactors kAvx512Vnni{6, 64, 16, 4, 120, 2048, 512};
 const IsaRecord kRecords[] = {
     {Isa::portable, inst_set_t::anyarch, "anyarch", 16, kPortable,
-     &portable_kernel, nullptr, kPortable, nullptr, 0,
+     &portable_kernel, nullptr, kPortable, nullptr, 0, nullptr,
      &pack::pack_a_portable, &kEpiloguePortable, &kQuantPortable, &conv::kConvPortable},
     {Isa::avx2, inst_set_t::avx2, "avx2", 8, kAvx2,
-     &jit_kernel<Isa::avx2>, &jit_acc16_kernel<Isa::avx2>, kAvx2Acc16, nullptr, 0,
+     &jit_kernel<Isa::avx2>, &jit_acc16_kernel<Isa::avx2>, kAvx2Acc16, nullptr, 0, nullptr,
      &pack::pack_a_avx2, &kEpilogueAvx2, &kQuantAvx2, &conv::kConvAvx2},
     {Isa::avx_vnni, inst_set_t::avx_vnni, "avx_vnni", 8, kYmmVnni,
-     &jit_kernel<Isa::avx_vnni>, nullptr, kYmmVnni, nullptr, 0,
+     &jit_kernel<Isa::avx_vnni>, nullptr, kYmmVnni, nullptr, 0, nullptr,
      &pack::pack_a_avx2, &kEpilogueAvx2, &kQuantAvx2, &conv::kConvAvx2},
     {Isa::avx512, inst_set_t::avx512, "avx512", 16, kAvx512,
      &jit_kernel<Isa::avx512>, &jit_acc16_kernel<Isa::avx512>, kAvx512Acc16,
-     &jit_narrow_kernel<Isa::avx512>, 12,
+     &jit_narrow_kernel<Isa::avx512>, 12, &jit_acc16_narrow_kernel<Isa::avx512>,
      &pack::pack_a_avx512, &kEpilogueAvx512, &kQuantAvx512, &conv::kConvAvx512},
     {Isa::avx512_vnni_ymm, inst_set_t::avx512_vnni_ymm, "avx512_vnni_ymm", 8, kYmmVnni,
-     &jit_kernel<Isa::avx512_vnni_ymm>, nullptr, kYmmVnni, nullptr, 0,
+     &jit_kernel<Isa::avx512_vnni_ymm>, nullptr, kYmmVnni, nullptr, 0, nullptr,
      &pack::pack_a_avx512, &kEpilogueAvx512, &kQuantAvx512, &conv::kConvAvx2},
     {Isa::avx512_vnni, inst_set_t::avx512_vnni, "avx512_vnni", 16, kAvx512Vnni,
      &jit_kernel<Isa::avx512_vnni>, nullptr, kAvx512Vnni, &jit_narrow_kernel<Isa::avx512_vnni>, 12,
+     nullptr,
      &pack::pack_a_avx512, &kEpilogueAvx512, &kQuantAvx512, &conv::kConvAvx512Vnni},
 };
 

@@ -111,11 +111,11 @@ MicroKernelFn acc16_kernel(Isa isa, int mr, int nr) {
   return cached(spec);
 }
 
-MicroKernelFn narrow_kernel(Isa isa, int mr, int nr) {
-  const KernelSpec spec{isa, mr, nr, true};
+MicroKernelFn narrow_kernel(Isa isa, int mr, int nr, bool acc16) {
+  const KernelSpec spec{isa, mr, nr, true, acc16};
   if (!narrow_fits(spec)) {
     throw std::invalid_argument("narrow micro-kernel " + kernel_name(spec) +
-                                ": needs an AVX-512 path, 3 <= nr <= 8 and mr <= 12");
+                                ": needs an AVX-512 path (acc16: avx512), 3 <= nr <= 8 and mr <= 12");
   }
   return cached(spec);
 }

@@ -12,8 +12,9 @@ namespace quire::jit {
 detail::MicroKernelFn kernel(detail::Isa isa, int mr, int nr);
 
 // The narrow kernel (several rows per vector, see narrow_generator.cpp) for an
-// AVX-512 path, 3 <= nr <= 8, mr <= 12; throws std::invalid_argument otherwise.
-detail::MicroKernelFn narrow_kernel(detail::Isa isa, int mr, int nr);
+// AVX-512 path, 3 <= nr <= 8, mr <= 12 (acc16: the avx512 path only); throws
+// std::invalid_argument otherwise.
+detail::MicroKernelFn narrow_kernel(detail::Isa isa, int mr, int nr, bool acc16 = false);
 
 // The saturating acc16 kernel (docs/acc16.md) for an mr x nr tile on avx2 or avx512;
 // throws std::invalid_argument on other paths or when the tile does not fit.

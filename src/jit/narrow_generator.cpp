@@ -4,7 +4,8 @@
 //   lane (r, j) of the A vector = the 4 bytes A[r][4t .. 4t+3]  (built by one broadcast
 //     for row 0 and RPV - 1 merge-masked broadcasts for the other rows)
 //   lane (r, j) of the B vector = B[4t .. 4t+3][j]           (Np columns repeated RPV times)
-// so one vpdpbusd (or the exact vpmaddwd split) does RPV rows x Np columns.
+// so one vpdpbusd (or the exact vpmaddwd split, or acc16's vpmaddubsw + vpaddsw with a
+// final vpmaddwd by ones, docs/acc16.md) does RPV rows x Np columns.
 // A tile is up to 12 rows (3 rows per GPR cursor, as in the column kernels): with Np = 4
 // that is 3 vectors, with Np = 8 six. Rows are stored one by one (valignd moves a row's
 // lanes to the bottom, a masked store writes its N columns).
@@ -36,7 +37,8 @@ namespace {
 class NarrowEmitter final : public TileLoopEmitter {
  public:
   NarrowEmitter(x86::Assembler& a, const KernelSpec& s)
-      : TileLoopEmitter(a, s.mr), s_(s), vnni_(s.isa == Isa::avx512_vnni), np_(s.nr <= 4 ? 4 : 8),
+      : TileLoopEmitter(a, s.mr), s_(s), vnni_(s.isa == Isa::avx512_vnni), acc16_(s.acc16),
+        np_(s.nr <= 4 ? 4 : 8),
         rpv_(16 / np_), vectors_((s.mr + rpv_ - 1) / rpv_), blocked_(vnni_ && np_ == 4) {}
 
  private:
@@ -77,8 +79,15 @@ class NarrowEmitter final : public TileLoopEmitter {
     }
   }
 
-  // Lane (i, q) of acc4[g][n] -> lane (i, n), added to the one-step accumulator of g.
+  // acc16: each int32 lane = its low int16 sum + its high one. Blocked: lane (i, q) of
+  // acc4[g][n] -> lane (i, n), added to the one-step accumulator of g.
   void finish_accumulators() override {
+    if (acc16_) {
+      const x86::Zmm ones = x86::zmm14;
+      a_.vpternlogd(ones, ones, ones, 0xff);
+      a_.vpsrlw(ones, ones, 15);
+      for (int v = 0; v < vectors_; ++v) a_.vpmaddwd(acc(v), acc(v), ones);
+    }
     if (!blocked_) return;
     const x86::Zmm x = x86::zmm3, y = x86::zmm4, u0 = x86::zmm5, u1 = x86::zmm9;
     for (int g = 0; g < vectors_; ++g) {
@@ -118,7 +127,7 @@ class NarrowEmitter final : public TileLoopEmitter {
   void prologue_extra() override {
     for (int i = 1; i < rpv_; ++i) set_mask(row_mask(i), ((1u << np_) - 1) << (i * np_));
     set_mask(x86::k7, (1u << s_.nr) - 1);
-    if (!vnni_) {
+    if (!vnni_ && !acc16_) {
       const x86::Zmm m = x86::zmm17;
       a_.vpternlogd(m, m, m, 0xff);
       a_.vpsrlw(m, m, 8);
@@ -140,7 +149,7 @@ class NarrowEmitter final : public TileLoopEmitter {
     const x86::Mem b_src = x86::ptr(kBCursor);
     if (np_ == 4) a_.vbroadcasti32x4(b, b_src);
     else a_.vbroadcasti64x4(b, b_src);
-    if (!vnni_) {  // B even / odd 16-bit halves, as in the column kernels
+    if (!vnni_ && !acc16_) {  // B even / odd 16-bit halves, as in the column kernels
       a_.vpsllw(x86::zmm14, b, 8);
       a_.vpsraw(x86::zmm14, x86::zmm14, 8);
       a_.vpsraw(x86::zmm13, b, 8);
@@ -153,6 +162,9 @@ class NarrowEmitter final : public TileLoopEmitter {
       for (int i = 1; i < rows; ++i) a_.k(row_mask(i)).vpbroadcastd(av, row_operand(first + i));
       if (vnni_) {
         a_.vpdpbusd(acc(v), av, b);
+      } else if (acc16_) {
+        a_.vpmaddubsw(x86::zmm16, av, b);
+        a_.vpaddsw(acc(v), acc(v), x86::zmm16);
       } else {
         a_.vpandd(x86::zmm14, av, x86::zmm17);
         a_.vpsrlw(x86::zmm15, av, 8);
@@ -203,7 +215,7 @@ class NarrowEmitter final : public TileLoopEmitter {
   }
 
   KernelSpec s_;
-  bool vnni_;
+  bool vnni_, acc16_;
   int np_, rpv_, vectors_;
   bool blocked_;
 };
@@ -211,14 +223,15 @@ class NarrowEmitter final : public TileLoopEmitter {
 }  // namespace
 
 bool narrow_fits(const KernelSpec& s) {
-  return (s.isa == Isa::avx512 || s.isa == Isa::avx512_vnni) && s.nr >= 3 && s.nr <= 8 &&
-         s.mr >= 1 && s.mr <= 12;
+  const bool isa_ok = s.acc16 ? s.isa == Isa::avx512
+                              : s.isa == Isa::avx512 || s.isa == Isa::avx512_vnni;
+  return isa_ok && s.nr >= 3 && s.nr <= 8 && s.mr >= 1 && s.mr <= 12;
 }
 
 void emit_narrow_kernel(x86::Assembler& a, const KernelSpec& spec) {
   if (!narrow_fits(spec)) {
     throw std::invalid_argument("narrow micro-kernel " + kernel_name(spec) +
-                                ": needs an AVX-512 path, 3 <= nr <= 8 and mr <= 12");
+                                ": needs an AVX-512 path (acc16: avx512), 3 <= nr <= 8 and mr <= 12");
   }
   NarrowEmitter(a, spec).emit();
 }

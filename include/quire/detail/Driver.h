@@ -36,8 +36,7 @@ GemmShape check_gemm(int32_t a_rows, int32_t a_cols, int a_groups, const PackedB
 // The kernels one fbgemmPacked call uses, resolved through the code cache once per
 // (mr, nr) and then reused without locking. A call uses at most a handful of tile
 // shapes (full tiles, a row tail, a column tail), so a short list beats a table.
-// acc16 takes the path's saturating kernels where it has them (no narrow ones), else
-// its exact kernels.
+// acc16 takes the path's saturating kernels where it has them, else its exact kernels.
 class KernelSet {
  public:
   KernelSet(const IsaRecord& isa, int mr, int nr, Accumulation acc = Accumulation::int32)
@@ -47,9 +46,8 @@ class KernelSet {
     for (int i = 0; i < used_; ++i)
       if (entries_[i].mr == mr && entries_[i].nr == nr && entries_[i].narrow == narrow)
         return entries_[i].fn;
-    MicroKernelFn fn = narrow       ? isa_.narrow_kernel(mr, nr)
-                       : saturating_ ? isa_.acc16_kernel(mr, nr)
-                                     : isa_.kernel(mr, nr);
+    MicroKernelFn fn = narrow ? (saturating_ ? isa_.acc16_narrow_kernel : isa_.narrow_kernel)(mr, nr)
+                       : (saturating_ ? isa_.acc16_kernel : isa_.kernel)(mr, nr);
     if (used_ < kSlots) entries_[used_++] = Entry{mr, nr, narrow, fn};
     return fn;
   }
@@ -58,8 +56,8 @@ class KernelSet {
   // Rows per narrow tile for an output of nr columns, or 0 if the path has no narrow
   // kernel for it.
   int narrow_rows(int nr) const {
-    return isa_.narrow_kernel != nullptr && !saturating_ && nr >= 3 && nr <= 8 ? isa_.narrow_rows
-                                                                                 : 0;
+    const bool has = saturating_ ? isa_.acc16_narrow_kernel != nullptr : isa_.narrow_kernel != nullptr;
+    return has && nr >= 3 && nr <= 8 ? isa_.narrow_rows : 0;
   }
 
  private:

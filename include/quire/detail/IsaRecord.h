@@ -61,6 +61,7 @@ struct IsaRecord {
   // narrow_rows rows; null on paths without one.
   MicroKernelFn (*narrow_kernel)(int mr, int nr);
   int narrow_rows;
+  MicroKernelFn (*acc16_narrow_kernel)(int mr, int nr);  // its acc16 form, where acc16 saturates
   PackAFn pack_a;
   const EpilogueTable* epilogue;
   const QuantKernels* quant;
