@@ -165,8 +165,8 @@ TEST(SpMDM, ArraysFilledByHand) {
                                      30 * -128 + 0, 0, 10 * 5 + 30 * -1 + 20 * 2}));
 }
 
-// Runs the op on every block of `blocks` as the driver does (detail::run_output: inp is
-// the block's corner of C_buffer, ld_in = ld_out = ldc) on each ISA path this CPU has.
+// Runs the op on every block of `blocks` as the driver does on path `isa`
+// (detail::run_output: inp is the block's corner of C_buffer, ld_in = ld_out = ldc).
 template <class Op, class OutT>
 void run_blocks(const Op& op, inst_set_t isa, OutT* C, std::vector<int32_t>& C_buffer, int ldc,
                 const std::vector<block_type_t>& blocks) {

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "quire/OutputProcessing.h"
 #include "quire/detail/Check.h"
 #include "sparse/spmdm_kernels.h"
 
@@ -86,11 +87,9 @@ void CompressedSparseColumn::SpMDM(const block_type_t& block, const uint8_t* A, 
   detail::check_not_null(C, where, "C");
   if (block.row_start < 0 || block.row_size < 0 || block.col_start < 0 || block.col_size < 0 ||
       int64_t{block.col_start} + block.col_size > num_cols_)
-    fail(where, "block = {row_start " + std::to_string(block.row_start) + ", row_size " +
-                    std::to_string(block.row_size) + ", col_start " +
-                    std::to_string(block.col_start) + ", col_size " +
-                    std::to_string(block.col_size) + "} must have non-negative starts and "
-                    "sizes and columns inside [0, NumOfCols = " + std::to_string(num_cols_) + ")");
+    fail(where, "block = " + detail::block_string(block) +
+                    " must have non-negative starts and sizes and columns inside [0, "
+                    "NumOfCols = " + std::to_string(num_cols_) + ")");
   detail::check_arg(lda >= num_rows_, where, "lda", lda, "must be >= NumOfRows");
   detail::check_arg(ldc >= block.col_size, where, "ldc", ldc, "must be >= block.col_size");
   // Only what this block reads: O(columns + nonzeros of the block), against
