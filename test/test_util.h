@@ -1,12 +1,14 @@
 // Shared helpers for quire's tests: random full-range data, the ISA paths this CPU has,
-// and running fbgemmPacked on several "threads" (sequential calls with each thread_id,
-// which is what the contract promises to be equivalent to concurrent calls).
+// forcing one of them for a scope, and EXPECT_INVALID, the check that a bad argument
+// throws std::invalid_argument naming the parameter.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <exception>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -50,4 +52,50 @@ class ScopedIsa {
   inst_set_t saved_;
 };
 
+// ---- errors: std::invalid_argument whose message names the parameter -------------------
+
+inline bool is_word_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// Whether `word` occurs in `text` with no identifier character on either side.
+inline bool contains_word(const std::string& text, const std::string& word) {
+  for (size_t pos = text.find(word); pos != std::string::npos; pos = text.find(word, pos + 1)) {
+    const bool left_ok = pos == 0 || !is_word_char(text[pos - 1]) || !is_word_char(word.front());
+    const size_t end = pos + word.size();
+    const bool right_ok =
+        end == text.size() || !is_word_char(text[end]) || !is_word_char(word.back());
+    if (left_ok && right_ok) return true;
+  }
+  return false;
+}
+
+// Runs f; passes if it throws std::invalid_argument whose message names every word.
+template <class F>
+::testing::AssertionResult throws_naming(const F& f, const std::vector<std::string>& words) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    for (const std::string& w : words)
+      if (!contains_word(what, w))
+        return ::testing::AssertionFailure() << "the message does not name '" << w << "': " << what;
+    return ::testing::AssertionSuccess() << what;
+  } catch (const std::exception& e) {
+    return ::testing::AssertionFailure() << "threw another exception: " << e.what();
+  }
+  return ::testing::AssertionFailure() << "did not throw";
+}
+
 }  // namespace quire::test
+
+// EXPECT_INVALID(({"param", "value"...}), statement...): the statement (commas allowed)
+// throws std::invalid_argument, and its message names each of the words. (Test files
+// shorten the parenthesized list with a local #define W(...) ({__VA_ARGS__}).)
+#define EXPECT_INVALID(words, ...)                                                          \
+  do {                                                                                      \
+    auto statement_ = [&] { __VA_ARGS__; };                                                 \
+    EXPECT_THROW(statement_(), std::invalid_argument) << #__VA_ARGS__;                      \
+    EXPECT_TRUE(::quire::test::throws_naming(statement_, std::vector<std::string> words))   \
+        << #__VA_ARGS__;                                                                    \
+  } while (0)

@@ -2,8 +2,10 @@
 #pragma once
 
 #include "quire/Acc16.h"
+#include "quire/CompressedSparseColumn.h"
 #include "quire/FbgemmBF16.h"
 #include "quire/Conv.h"
+#include "quire/DoSpmdmOnInpBuffer.h"
 #include "quire/Gemm.h"
 #include "quire/OutputProcessing.h"
 #include "quire/PackAMatrix.h"

@@ -1,0 +1,83 @@
+// CompressedSparseColumn: a sparse int8 matrix B (NumOfRows x NumOfCols) in compressed
+// sparse column form, and SpMDM, the exact int32 product of a uint8 dense matrix with it.
+// acc16 uses it for the weights the outlier split (OutlierSplit.h) moves out of the
+// saturating int16 kernels; DoSpmdmOnInpBuffer adds its product in the output pipeline.
+//
+// Layout: the nonzeros of column c are p in [ColPtr()[c], ColPtr()[c + 1]), each at row
+// RowIdx()[p] with value Values()[p]. ColPtr has NumOfCols + 1 entries, starts at 0 and
+// never decreases; its last entry is the number of nonzeros (= RowIdx().size() =
+// Values().size()). Row indices are int16, hence at most 32768 rows. fromDense sorts the
+// rows of each column ascending; SpMDM does not require it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "quire/Types.h"
+
+namespace quire {
+
+class CompressedSparseColumn {
+ public:
+  // An all-zero num_of_rows x num_of_cols matrix (ColPtr = num_of_cols + 1 zeros). Throws
+  // std::invalid_argument for a negative size or num_of_rows > 32768.
+  CompressedSparseColumn(int num_of_rows, int num_of_cols);
+
+  // The arrays, for filling in place (FBGEMM's way) or reading. After filling them by
+  // hand, validate() says whether they are consistent.
+  std::vector<int32_t>& ColPtr() { return colptr_; }
+  std::vector<int16_t>& RowIdx() { return rowidx_; }
+  std::vector<int8_t>& Values() { return values_; }
+  const std::vector<int32_t>& ColPtr() const { return colptr_; }
+  const std::vector<int16_t>& RowIdx() const { return rowidx_; }
+  const std::vector<int8_t>& Values() const { return values_; }
+
+  size_t NumOfRows() const { return static_cast<size_t>(num_rows_); }
+  size_t NumOfCols() const { return static_cast<size_t>(num_cols_); }
+  // ColPtr().back() (0 when ColPtr has been emptied by hand).
+  int32_t NumOfNonZeros() const { return colptr_.empty() ? 0 : colptr_.back(); }
+  // nnz / (rows * cols); 0 for a matrix with no elements.
+  double Density() const;
+  // A heuristic, not a property: fewer than 0.3 nonzeros per row (nnz < 0.3 * rows),
+  // FBGEMM's test for a matrix too sparse to be worth transposing A for. quire's SpMDM
+  // makes that choice per block instead, from the nonzeros the block's columns hold.
+  bool IsHyperSparse() const;
+
+  // For i in [0, block.row_size), j in [0, block.col_size):
+  //   s = sum over the nonzeros (k, v) of column block.col_start + j of
+  //       A[(block.row_start + i) * lda + k] * v                              (exact)
+  //   C[i * ldc + j] = s, or C[i * ldc + j] += s (modulo 2^32) when accumulation.
+  // A's rows are absolute (row_start applied), C is relative to the block, B's columns are
+  // absolute. Throws std::invalid_argument for null A or C, lda < NumOfRows, ldc <
+  // block.col_size, a block outside [0, NumOfCols) in columns or with a negative start or
+  // size, and for inconsistent arrays (the parts this block reads are checked).
+  void SpMDM(const block_type_t& block, const uint8_t* A, int lda, bool accumulation,
+             int32_t* C, int ldc) const;
+
+  // quire's additions.
+  // The nonzeros of B (rows x cols, row-major, ldb >= cols), rows ascending per column.
+  // B may be null only when the matrix has no elements (likewise for toDense).
+  static CompressedSparseColumn fromDense(int rows, int cols, const int8_t* B, int ldb);
+  // Writes the matrix to B (NumOfRows x NumOfCols, row-major, ldb >= NumOfCols), zeros
+  // included. Throws like validate() for inconsistent arrays.
+  void toDense(int8_t* B, int ldb) const;
+  // Throws std::invalid_argument, prefixed with `where` and naming ColPtr, RowIdx or
+  // Values, unless the arrays form a valid matrix as described at the top of this file.
+  void validate(const char* where) const;
+
+ private:
+  // ColPtr's size and first entry, and its last entry against RowIdx's and Values' sizes.
+  void check_sizes(const char* where) const;
+  // Columns [c0, c1): their ColPtr entries lie in [0, nnz] and do not decrease, and
+  // their row indices lie in [0, NumOfRows). Assumes check_sizes passed.
+  void check_columns(const char* where, int c0, int c1) const;
+
+  int num_rows_;
+  int num_cols_;
+  std::vector<int32_t> colptr_;
+  std::vector<int16_t> rowidx_;
+  std::vector<int8_t> values_;
+};
+
+}  // namespace quire
