@@ -6,18 +6,18 @@
 
 namespace quire::bench {
 
-GemmData::GemmData(const Shape& s)
+GemmData::GemmData(const Shape& s, int b_lo, int b_hi)
     : shape(s),
       A(static_cast<size_t>(s.M) * s.K),
       B(static_cast<size_t>(s.K) * s.N) {
   std::mt19937 rng(12345);
   std::uniform_int_distribution<int> u8(0, 255);
-  std::uniform_int_distribution<int> s8(-128, 127);
+  std::uniform_int_distribution<int> s8(b_lo, b_hi);
   for (size_t i = 0; i < A.size(); ++i) A[i] = static_cast<uint8_t>(u8(rng));
   for (size_t i = 0; i < B.size(); ++i) B[i] = static_cast<int8_t>(s8(rng));
 }
 
-ReferenceRows::ReferenceRows(const GemmData& data) : n_(data.shape.N) {
+ReferenceRows::ReferenceRows(const GemmData& data, int acc16_block_depth) : n_(data.shape.N) {
   const auto [M, N, K] = data.shape;
   constexpr int kSamples = 8;
   for (int s = 0; s < kSamples; ++s) {
@@ -28,7 +28,12 @@ ReferenceRows::ReferenceRows(const GemmData& data) : n_(data.shape.N) {
   a_row_sums_.resize(rows_.size());
   for (size_t i = 0; i < rows_.size(); ++i) {
     const uint8_t* a_row = data.A.data() + static_cast<size_t>(rows_[i]) * K;
-    ref::matmul_u8s8s32(1, N, K, a_row, K, data.B.data(), N, &c_[i * N], N);
+    if (acc16_block_depth > 0) {
+      ref::matmul_u8s8s32_acc16(1, N, K, a_row, K, data.B.data(), N, &c_[i * N], N,
+                                acc16_block_depth);
+    } else {
+      ref::matmul_u8s8s32(1, N, K, a_row, K, data.B.data(), N, &c_[i * N], N);
+    }
     ref::row_offsets_u8(1, K, a_row, K, &a_row_sums_[i]);
   }
 }

@@ -36,8 +36,9 @@ class AlignedArray {
 
 struct GemmData {
   // Full-range random data (A in 0..255, B in -128..127): nothing shaped to dodge
-  // the int16 saturation of the pre-VNNI instructions.
-  explicit GemmData(const Shape& shape);
+  // the int16 saturation of the pre-VNNI instructions. A narrower B range (b_lo..b_hi)
+  // is for showing how often acc16 saturates on small weights, never for checking.
+  explicit GemmData(const Shape& shape, int b_lo = -128, int b_hi = 127);
 
   Shape shape;
   AlignedArray<uint8_t> A;  // M x K, row-major
@@ -45,10 +46,12 @@ struct GemmData {
 };
 
 // Exact C = A * B on a handful of rows spread over M (first, last, between), from
-// quire's plain-loop reference: cheap enough to check every shape.
+// quire's plain-loop reference: cheap enough to check every shape. With an
+// acc16_block_depth > 0 the rows hold C as the saturating acc16 kernels compute it
+// (ref::matmul_u8s8s32_acc16 with that block depth) instead.
 class ReferenceRows {
  public:
-  explicit ReferenceRows(const GemmData& data);
+  explicit ReferenceRows(const GemmData& data, int acc16_block_depth = 0);
 
   const std::vector<int>& rows() const { return rows_; }
   // C's sampled row number idx (N values) and the sum of A's row over K.

@@ -52,13 +52,16 @@ void print_usage(std::FILE* out, const char* argv0) {
       "                     | half (M = 1..119, N = K = 512; the default for fp16 and bf16)\n"
       "                     conv: the convolution bench (fbgemmConv on ResNet-50, MobileNet-v2\n"
       "                     and ResNeXt layers, against plain and unfused GEMMs)\n"
-      "  --precision P      int8 (default) | fp16 | bf16: fp32 activations x fp16 / bf16\n"
-      "                     weights (cblas_gemm_compute) against OpenBLAS sgemm\n"
+      "  --precision P      int8 (default) | acc16: 16-bit accumulation against quire's\n"
+      "                     exact int8 on the same path, int32 output | fp16 | bf16: fp32\n"
+      "                     activations x fp16 / bf16 weights (cblas_gemm_compute)\n"
+      "                     against OpenBLAS sgemm\n"
       "  --shape M,N,K      run this shape instead of a set (repeatable)\n"
       "  --threads T        threads per call (default 1), for quire and the baselines\n"
       "  --isa NAME         force quire's path: anyarch | avx2 | avx_vnni | avx512 |\n"
       "                     avx512_ymm | avx512_vnni_ymm | avx512_vnni (exit 2 if the CPU lacks it)\n"
-      "  --output KIND      int8 only: u8 (default: requantized, per-channel) | int32 (raw)\n"
+      "  --output KIND      int8 only: u8 (default: requantized, per-channel) | int32 (raw);\n"
+      "                     acc16 always measures int32\n"
       "  --min-time S       seconds of timed calls per shape and library (default 0.2);\n"
       "                     with --flush the flushes count too\n"
       "  --flush            evict the caches (64 MiB written) before every timed call\n"
@@ -70,7 +73,7 @@ void print_usage(std::FILE* out, const char* argv0) {
 
 std::optional<Options> parse_options(int argc, char** argv) {
   Options opt;
-  bool shape_set_given = false;
+  bool shape_set_given = false, output_given = false;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     auto value = [&]() -> std::string {
@@ -89,8 +92,10 @@ std::optional<Options> parse_options(int argc, char** argv) {
       }
     } else if (flag == "--precision") {
       opt.precision = value();
-      if (opt.precision != "int8" && opt.precision != "fp16" && opt.precision != "bf16") {
-        throw UsageError("--precision: want int8, fp16 or bf16, got '" + opt.precision + "'");
+      if (opt.precision != "int8" && opt.precision != "acc16" && opt.precision != "fp16" &&
+          opt.precision != "bf16") {
+        throw UsageError("--precision: want int8, acc16, fp16 or bf16, got '" + opt.precision +
+                         "'");
       }
     } else if (flag == "--shape") {
       opt.shapes.push_back(parse_shape(value()));
@@ -101,6 +106,7 @@ std::optional<Options> parse_options(int argc, char** argv) {
       opt.isa = parse_isa(value());
     } else if (flag == "--output") {
       const std::string kind = value();
+      output_given = true;
       if (kind == "u8") {
         opt.output = OutputKind::u8;
       } else if (kind == "int32") {
@@ -121,9 +127,16 @@ std::optional<Options> parse_options(int argc, char** argv) {
       throw UsageError("unknown option '" + flag + "'");
     }
   }
-  if (opt.precision != "int8" && !shape_set_given) opt.shape_set = "half";
+  const bool half = opt.precision == "fp16" || opt.precision == "bf16";
+  if (half && !shape_set_given) opt.shape_set = "half";
   if (opt.precision != "int8" && opt.shape_set == "conv") {
     throw UsageError("--precision " + opt.precision + " runs GEMM shapes; --shapes conv is int8");
+  }
+  if (opt.precision == "acc16") {
+    if (output_given && opt.output != OutputKind::int32) {
+      throw UsageError("--precision acc16 measures int32 output (memCopy); --output u8 is int8 only");
+    }
+    opt.output = OutputKind::int32;
   }
   return opt;
 }

@@ -40,6 +40,31 @@ std::optional<Peak> measure_peak(inst_set_t isa, int threads) {
   return peak;
 }
 
+std::optional<Peak> measure_acc16_peak(inst_set_t isa, int threads) {
+  Peak peak{};
+  int64_t (*run)(int64_t) = nullptr;
+  switch (isa) {
+    case inst_set_t::avx512:
+    case inst_set_t::avx512_ymm:  // runs the avx512 path
+      run = probe::maddubs_adds_zmm;
+      peak.method = "vpmaddubsw+vpaddsw zmm, 14 chains";
+      break;
+    case inst_set_t::avx2:
+      run = probe::maddubs_adds_ymm;
+      peak.method = "vpmaddubsw+vpaddsw ymm, 6 chains";
+      break;
+    case inst_set_t::avx512_vnni:
+    case inst_set_t::avx512_vnni_ymm:
+    case inst_set_t::avx_vnni:
+    case inst_set_t::anyarch:
+      return std::nullopt;
+  }
+  peak.saturating = true;
+  peak.gops_per_thread = 2 * probe_rate(run) / 1e9;
+  peak.gops = peak.gops_per_thread * threads;
+  return peak;
+}
+
 double probe_rate(int64_t (*run)(int64_t)) {
   int64_t iterations = 1000;
   double t = 0;

@@ -25,6 +25,11 @@ struct Peak {
 // core has its own units). nullopt for anyarch (portable C++ has no instruction peak).
 std::optional<Peak> measure_peak(inst_set_t isa, int threads);
 
+// The rate of acc16's saturating step (vpmaddubsw + vpaddsw) on the paths where acc16
+// runs the saturating kernels (avx2, avx512), probed like measure_peak; nullopt
+// elsewhere (acc16 runs the exact kernels there, whose peak measure_peak gives).
+std::optional<Peak> measure_acc16_peak(inst_set_t isa, int threads);
+
 // The operations per second of a probe (run returns the operations it did): the
 // iteration count grows until one run takes ~2 ms (which also wakes the core up) and is
 // scaled to ~20 ms; then the best of 5 runs, not the median: on a shared machine another
@@ -40,6 +45,8 @@ int64_t vpdpbusd_zmm(int64_t iterations);           // peak_probe_avx512vnni.cpp
 int64_t vpdpbusd_vex_ymm(int64_t iterations);       // peak_probe_avxvnni.cpp
 int64_t maddubs_madd_add_zmm(int64_t iterations);   // peak_probe_avx512.cpp
 int64_t maddubs_madd_add_ymm(int64_t iterations);   // peak_probe_avx2.cpp
+int64_t maddubs_adds_zmm(int64_t iterations);       // peak_probe_avx512.cpp (acc16)
+int64_t maddubs_adds_ymm(int64_t iterations);       // peak_probe_avx2.cpp (acc16)
 }  // namespace probe
 
 }  // namespace quire::bench

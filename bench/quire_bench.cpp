@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "acc16_bench.h"
 #include "baseline.h"
 #include "conv_bench.h"
 #include "gemm_data.h"
@@ -52,6 +53,7 @@ Measurement measure(const std::function<void()>& call, const Shape& s, const Opt
 
 int run(const Options& opt) {
   const std::vector<Shape> shapes = select_shapes(opt);
+  if (opt.precision == "acc16") return run_acc16_bench(opt, shapes, cpu_name());
   if (opt.precision != "int8") return run_half_bench(opt, shapes);
 
   RunInfo info;

@@ -96,6 +96,11 @@ class CsvPrinter {
   const RunInfo& info_;
 };
 
+// One measurement as a JSON object under `key`: median_s, min_s, max_s, calls, gops,
+// mismatches (report_json.cpp).
+class JsonWriter;
+void write_measurement(JsonWriter& json, const char* key, const Measurement& m);
+
 // Writes every number of the run; throws std::runtime_error if the file cannot be written.
 void write_json(const std::string& path, const RunInfo& info,
                 const std::vector<ShapeResult>& results);
