@@ -52,8 +52,9 @@ struct Acc16RunInfo {
   int rounds = 3;           // alternating acc16 / acc32 timing rounds per shape
   bool saturates = false;   // quire::acc16Saturates() on the path
   int block_depth = 0;      // quire::acc16BlockDepth()
-  std::optional<Peak> peak;  // the int8 mode's probe for the path: "% of peak" divides by it
-  std::optional<Peak> acc16_peak;  // acc16's own step, where it saturates (its ceiling)
+  std::optional<Peak> peak;        // the int8 mode's probe for the path
+  std::optional<Peak> acc16_peak;  // acc16's own step, where it saturates (its ceiling):
+                                   // "% of peak" divides by it, else by peak
 };
 
 // The per-shape numbers every rendering shows; nullopt where a column is absent.
