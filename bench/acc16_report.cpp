@@ -6,22 +6,15 @@
 #include "acc16_bench.h"
 #include "json_writer.h"
 
+#include "format.h"
+
 namespace quire::bench {
 namespace {
 
-// A number, or "-" where the column is absent (no OpenBLAS, no peak on the portable path).
-std::string num(std::optional<double> v, int decimals) {
-  if (!v) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, *v);
-  return buf;
-}
+std::string num(std::optional<double> v, int decimals) { return format_number(v, decimals, "-"); }
+std::string micros(double seconds) { return format_micros(seconds); }
 
-// Microseconds with 4 significant digits: calls span 1 us to a second.
-std::string micros(double seconds) {
-  const double us = seconds * 1e6;
-  return num(us, us < 10 ? 3 : us < 100 ? 2 : us < 1000 ? 1 : 0);
-}
+
 
 // A fraction as a percentage with 2 decimals; "0" and "100%" only when exact.
 std::string percent(const Differing& d) {

@@ -3,10 +3,13 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "format.h"
 #include "half_bench.h"
 
 namespace quire::bench {
 namespace {
+
+std::string num(std::optional<double> v, int decimals) { return format_number(v, decimals, "n/a"); }
 
 bool bf16_run(const HalfRunInfo& info) { return info.precision == "bf16"; }
 
@@ -26,12 +29,6 @@ std::optional<double> ratio(double x, const std::optional<HalfRun>& base) {
   return x / base->gflops;
 }
 
-std::string num(std::optional<double> v, int decimals) {
-  if (!v) return "n/a";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, *v);
-  return buf;
-}
 
 // Geometric mean of the values present (nullopt when none are).
 class Geomean {

@@ -3,23 +3,15 @@
 #include <cmath>
 #include <map>
 
+#include "format.h"
+
 namespace quire::bench {
 namespace {
 
-// A number, or "n/a".
-std::string num(std::optional<double> v, int decimals) {
-  if (!v) return "n/a";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, *v);
-  return buf;
-}
+std::string num(std::optional<double> v, int decimals) { return format_number(v, decimals, "n/a"); }
+std::string micros(double seconds) { return format_micros(seconds); }
 
-// Microseconds with 4 significant digits: calls span 1 us to a second.
-std::string micros(double seconds) {
-  const double us = seconds * 1e6;
-  const int decimals = us < 10 ? 3 : us < 100 ? 2 : us < 1000 ? 1 : 0;
-  return num(us, decimals);
-}
+
 
 std::optional<double> gops_of(const std::optional<Measurement>& m) {
   return m ? std::optional<double>(m->gops) : std::nullopt;
