@@ -83,15 +83,8 @@ int run_case(const Case& c, Weights w, uint32_t seed) {
                         exact.data() + g * c.N, ldc);
 
   // The caller's B in the case's layout.
-  std::vector<int8_t> Bsrc = B;
-  int ldb = c.N;
-  if (c.btrans == matrix_op_t::Transpose) {
-    for (int g = 0; g < G; ++g) {
-      const size_t off = static_cast<size_t>(g) * c.K * c.N;
-      ref::transpose(c.N, c.K, B.data() + off, c.N, Bsrc.data() + off, c.K);
-    }
-    ldb = c.K;
-  }
+  std::vector<int8_t> Bsrc;
+  const int ldb = b_in_layout(c.btrans, G, c.K, c.N, B, Bsrc);
   const Acc16OutlierSplit split =
       splitOutliersForAcc16(c.btrans, Ktot, c.N, Bsrc.data(), ldb, G, acc16BlockDepth(), c.a_max);
   const int ld_dense = c.btrans == matrix_op_t::Transpose ? c.K : c.N;

@@ -55,15 +55,8 @@ std::vector<int32_t> run_acc16(const Case& c, const std::vector<uint8_t>& A,
     ref::transpose(Ktot, c.M, A.data(), Ktot, Asrc.data(), c.M);
     lda = c.M;
   }
-  std::vector<int8_t> Bsrc = B;
-  int ldb = c.N;
-  if (c.btrans == matrix_op_t::Transpose) {
-    for (int g = 0; g < G; ++g) {
-      const size_t off = static_cast<size_t>(g) * c.K * c.N;
-      ref::transpose(c.N, c.K, B.data() + off, c.N, Bsrc.data() + off, c.K);
-    }
-    ldb = c.K;
-  }
+  std::vector<int8_t> Bsrc;
+  const int ldb = b_in_layout(c.btrans, G, c.K, c.N, B, Bsrc);
   PackBMatrix<int8_t, int16_t> packedB(c.btrans, Ktot, c.N, Bsrc.data(), ldb, nullptr, G, blocking);
   std::vector<int32_t> C(static_cast<size_t>(c.M) * ldc + 64, -7);  // 64 sentinels past the end
   for (int t = 0; t < c.threads; ++t) {

@@ -45,13 +45,8 @@ int run_case(const Case& c, uint32_t seed, int a_lo = 0, int a_hi = 255, int b_l
     ref::transpose(Ktot, c.M, A.data(), Ktot, Asrc.data(), c.M);
     lda = c.M;
   }
-  std::vector<int8_t> Bsrc = B;
-  int ldb = c.N;
-  if (c.btrans == matrix_op_t::Transpose) {
-    for (int g = 0; g < G; ++g)
-      ref::transpose(c.N, Kg, B.data() + size_t(g) * Kg * c.N, c.N, Bsrc.data() + size_t(g) * Kg * c.N, Kg);
-    ldb = Kg;
-  }
+  std::vector<int8_t> Bsrc;
+  const int ldb = b_in_layout(c.btrans, G, Kg, c.N, B, Bsrc);
   PackBMatrix<int8_t> packedB(c.btrans, Ktot, c.N, Bsrc.data(), ldb, nullptr, G, blocking);
   // 64 sentinel elements after C: a kernel writing past the last row shows up here.
   std::vector<int32_t> C(size_t(c.M) * ldc + 64, -7);

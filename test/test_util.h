@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "quire/Utils.h"
+#include "quire/ref/Reference.h"
 
 namespace quire::test {
 
@@ -85,6 +86,19 @@ template <class F>
     return ::testing::AssertionFailure() << "threw another exception: " << e.what();
   }
   return ::testing::AssertionFailure() << "did not throw";
+}
+
+// B ((groups * K) x N row-major, groups stacked along K) in the layout PackBMatrix takes
+// for `trans` (Transpose: each group's N x K matrix, one after another). Returns the ld.
+inline int b_in_layout(matrix_op_t trans, int groups, int K, int N, const std::vector<int8_t>& B,
+                       std::vector<int8_t>& out) {
+  out = B;
+  if (trans == matrix_op_t::NoTranspose) return N;
+  for (int g = 0; g < groups; ++g) {
+    const size_t off = static_cast<size_t>(g) * K * N;
+    ref::transpose(N, K, B.data() + off, N, out.data() + off, K);
+  }
+  return K;
 }
 
 }  // namespace quire::test
