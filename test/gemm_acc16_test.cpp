@@ -4,6 +4,7 @@
 // overridden K blocks and inputs built to saturate.
 #include <gtest/gtest.h>
 
+#include <sstream>
 #include <vector>
 
 #include "quire/quire.h"
@@ -244,6 +245,32 @@ TEST_P(GemmAcc16, ConvolutionPathsAcceptAcc16) {
         static_cast<size_t>(p.OC) * p.K[0] * p.K[1] * (p.IC / p.G), -3, 3, seed++);
     EXPECT_EQ(conv_u8<int16_t>(p, A, W), conv_u8<int32_t>(p, A, W))
         << "conv path " << static_cast<int>(ConvFastPath<2, int16_t>(p));
+  }
+}
+
+// Packed weights carry no accumulation type: B saved from an acc32 or an acc16 packer
+// loads as acc16 (any panel width is readable) and gives the acc16 result.
+TEST_P(GemmAcc16, SavedWeightsLoadForAcc16) {
+  ScopedIsa isa(GetParam().isa);
+  const Case c{29, 70, 300, 2, matrix_op_t::NoTranspose, matrix_op_t::NoTranspose, 1};
+  const int Ktot = c.groups * c.K, ldc = c.groups * c.N;
+  const std::vector<uint8_t> A = random_vector<uint8_t>(static_cast<size_t>(c.M) * Ktot, 0, 255, 21);
+  const std::vector<int8_t> B = random_vector<int8_t>(static_cast<size_t>(Ktot) * c.N, -128, 127, 22);
+  std::vector<int32_t> want;
+  expected_acc16(c, A, B, acc16BlockDepth(), want);
+  std::stringstream from32, from16;
+  PackBMatrix<int8_t>(matrix_op_t::NoTranspose, Ktot, c.N, B.data(), c.N, nullptr, c.groups).save(from32);
+  PackBMatrix<int8_t, int16_t>(matrix_op_t::NoTranspose, Ktot, c.N, B.data(), c.N, nullptr, c.groups)
+      .save(from16);
+  for (std::stringstream* saved : {&from32, &from16}) {
+    const auto Bp = PackBMatrix<int8_t, int16_t>::load(*saved);
+    PackAMatrix<uint8_t, int16_t> Ap(matrix_op_t::NoTranspose, c.M, Ktot, A.data(), Ktot, nullptr, c.groups);
+    std::vector<int32_t> C(want.size());
+    DoNothing<int32_t, int32_t> done;
+    memCopy<> copy(done);
+    fbgemmPacked(Ap, *Bp, C.data(), C.data(), ldc, copy, 0, 1);
+    EXPECT_EQ(compare_buffers(want.data(), C.data(), c.M, ldc, ldc, 5), 0)
+        << (saved == &from32 ? "saved by an acc32 packer" : "saved by an acc16 packer");
   }
 }
 
