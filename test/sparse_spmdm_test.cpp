@@ -1,8 +1,9 @@
 // CompressedSparseColumn and DoSpmdmOnInpBuffer: the structure (construction, fromDense /
 // toDense, validate), SpMDM against the dense reference product bit for bit over odd
-// blocks, densities from empty to full (both of SpMDM's loops) and full-range data, the
-// op with groups in front of memCopy and ReQuantizeOutput on every ISA path this CPU has,
-// and every bad argument.
+// blocks, densities from empty to full and full-range data, the op with groups in front
+// of memCopy and ReQuantizeOutput, on every ISA path this CPU has (forced: SpMDM runs
+// the active path's loops), and every bad argument. sparse_spmdm_loops_test.cpp tests
+// each loop of each path on its own.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -110,19 +111,25 @@ TEST(SpMDM, MatchesDenseProductOnOddBlocks) {
     std::vector<int8_t> B = random_sparse(K, N, density, seed++);
     for (int k = 0; k < K; ++k) B[static_cast<size_t>(k) * N + 3] = 0;  // an empty column
     const CompressedSparseColumn csc = CompressedSparseColumn::fromDense(K, N, B.data(), N);
-    for (const int rows : {1, 3, 17, 33, 63, 65}) {
-      for (const int cols : {1, 3, 17, 63, 65}) {
-        for (const block_type_t b : {block_type_t{0, rows, 0, cols}, block_type_t{7, rows, 2, cols},
-                                     block_type_t{M - rows, rows, N - cols, cols}}) {
-          for (const bool accumulation : {false, true}) {
-            const int ldc = cols + 2;  // the 2 extra columns must stay untouched
-            const std::vector<int32_t> C0 = random_vector<int32_t>(
-                static_cast<size_t>(rows) * ldc, INT32_MIN, INT32_MAX, seed++);
-            std::vector<int32_t> C = C0;
-            csc.SpMDM(b, A.data(), lda, accumulation, C.data(), ldc);
-            ASSERT_EQ(C, expected_spmdm(b, A, lda, B, K, N, C0, ldc, accumulation))
-                << "density " << density << " block " << b.row_start << "+" << rows << " x "
-                << b.col_start << "+" << cols << " accumulation " << accumulation;
+    for (const IsaCase& isa : all_isas()) {
+      if (!isa.supported) continue;
+      ScopedIsa forced(isa.isa);
+      for (const int rows : {1, 3, 17, 33, 63, 65}) {
+        for (const int cols : {1, 3, 17, 63, 65}) {
+          for (const block_type_t b :
+               {block_type_t{0, rows, 0, cols}, block_type_t{7, rows, 2, cols},
+                block_type_t{M - rows, rows, N - cols, cols}}) {
+            for (const bool accumulation : {false, true}) {
+              const int ldc = cols + 2;  // the 2 extra columns must stay untouched
+              const std::vector<int32_t> C0 = random_vector<int32_t>(
+                  static_cast<size_t>(rows) * ldc, INT32_MIN, INT32_MAX, seed++);
+              std::vector<int32_t> C = C0;
+              csc.SpMDM(b, A.data(), lda, accumulation, C.data(), ldc);
+              ASSERT_EQ(C, expected_spmdm(b, A, lda, B, K, N, C0, ldc, accumulation))
+                  << instSetName(isa.isa) << " density " << density << " block " << b.row_start
+                  << "+" << rows << " x " << b.col_start << "+" << cols << " accumulation "
+                  << accumulation;
+            }
           }
         }
       }
@@ -141,12 +148,16 @@ TEST(SpMDM, LargestKFullRange) {
     B[static_cast<size_t>(k) * N + 2] = static_cast<int8_t>(k % 2 ? -128 : 127);
   }
   const CompressedSparseColumn csc = CompressedSparseColumn::fromDense(K, N, B.data(), N);
-  std::vector<int32_t> C(static_cast<size_t>(M) * N);
-  csc.SpMDM({0, M, 0, N}, A.data(), K, false, C.data(), N);
-  for (int i = 0; i < M; ++i) {
-    EXPECT_EQ(C[i * N + 0], -1069547520);  // 32768 * 255 * -128
-    EXPECT_EQ(C[i * N + 1], 1061191680);   // 32768 * 255 * 127
-    EXPECT_EQ(C[i * N + 2], -4177920);     // 16384 * 255 * -1
+  for (const IsaCase& isa : all_isas()) {
+    if (!isa.supported) continue;
+    ScopedIsa forced(isa.isa);
+    std::vector<int32_t> C(static_cast<size_t>(M) * N);
+    csc.SpMDM({0, M, 0, N}, A.data(), K, false, C.data(), N);
+    for (int i = 0; i < M; ++i) {
+      EXPECT_EQ(C[i * N + 0], -1069547520) << instSetName(isa.isa);  // 32768 * 255 * -128
+      EXPECT_EQ(C[i * N + 1], 1061191680) << instSetName(isa.isa);   // 32768 * 255 * 127
+      EXPECT_EQ(C[i * N + 2], -4177920) << instSetName(isa.isa);     // 16384 * 255 * -1
+    }
   }
 }
 
@@ -215,6 +226,7 @@ TEST(DoSpmdmOnInpBuffer, GroupsThenMemCopy) {
         CompressedSparseColumn::fromDense(c.Kg, ldc, c.outliers.data(), ldc);
     for (const IsaCase& isa : all_isas()) {
       if (!isa.supported) continue;
+      ScopedIsa forced(isa.isa);  // SpMDM runs the active path's loops
       DoNothing<int32_t, int32_t> done;
       memCopy<> copy(done);
       DoSpmdmOnInpBuffer<int32_t, int32_t, memCopy<>> op(copy, c.A.data(), groups * c.Kg, csc,
@@ -250,6 +262,7 @@ TEST(DoSpmdmOnInpBuffer, GroupsThenRequantize) {
     }
     for (const IsaCase& isa : all_isas()) {
       if (!isa.supported) continue;
+      ScopedIsa forced(isa.isa);  // SpMDM runs the active path's loops
       DoNothing<> done;
       using Requant = ReQuantizeOutput<false, QuantizationGranularity::GROUP>;
       Requant requant(done, multiplier.data(), c_zp, a_zp, b_zp.data(), nullptr,

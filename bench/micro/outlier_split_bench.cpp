@@ -89,6 +89,27 @@ void BM_Acc32(benchmark::State& state) {
   state.counters["GOPS"] = benchmark::Counter(2.0 * kM * kN * kK, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// The sparse part alone: one SpMDM call on a rows x 512 block of the layer's outliers
+// (the driver's tiles are 120 and 8 rows on avx2 and avx512), accumulating into C.
+// Args: outlier share in parts per million, rows.
+void BM_SpMDM(benchmark::State& state) {
+  Layer l = make_layer(static_cast<int>(state.range(0)));
+  const int rows = static_cast<int>(state.range(1));
+  const quire::Acc16OutlierSplit split =
+      quire::splitOutliersForAcc16(quire::matrix_op_t::NoTranspose, kK, kN, l.B.data(), kN);
+  const quire::block_type_t block{0, rows, 0, kN};
+  for (auto _ : state) {
+    split.outliers.SpMDM(block, l.A.data(), kK, true, l.scratch.data(), kN);
+    benchmark::ClobberMemory();
+  }
+  const double nonzeros = split.outliers.NumOfNonZeros();
+  state.counters["ns_per_mac"] = benchmark::Counter(
+      nonzeros * rows, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_SpMDM)
+    ->ArgNames({"outliers_ppm", "rows"})
+    ->ArgsProduct({{0, 1000, 5000, 20000, 100000}, {8, 120}});
+
 #define QUIRE_OUTLIER_DENSITIES ArgName("outliers_ppm")->Arg(0)->Arg(1000)->Arg(5000)->Arg(20000)->Arg(100000)
 BENCHMARK(BM_Acc16WithOutlierSplit)->QUIRE_OUTLIER_DENSITIES;
 BENCHMARK(BM_Acc32)->QUIRE_OUTLIER_DENSITIES;

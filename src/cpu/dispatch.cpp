@@ -13,6 +13,7 @@
 #include "quire/detail/Epilogue.h"
 #include "quire/detail/IsaRecord.h"
 #include "quire/detail/QuantKernels.h"
+#include "quire/detail/SpmdmKernels.h"
 
 namespace quire::detail {
 namespace {
@@ -60,7 +61,8 @@ constexpr BlockingFactors kAvx2Acc16{6, 16, 8, 4, 120, 256, 512};
 
 // Fields: path, FBGEMM name, name, int32 lanes, blocking {MR, NR, NR_MIN, ROW_INTERLEAVE,
 // MCB, KCB, NCB}, kernel, acc16 kernel and its blocking, narrow kernel, its tile rows and
-// its acc16 form, A packer, output routines, quantization routines, convolution routines.
+// its acc16 form, A packer, output routines, quantization routines, convolution routines,
+// sparse-product (SpMDM) loops.
 constexpr BlockingFactors kPortable{4, 16, 16, 4, 64, 256, 256};
 constexpr BlockingFactors kAvx2{4, 16, 8, 4, 120, 2048, 512};
 constexpr BlockingFactors kYmmVnni{6, 16, 8, 4, 120, 2048, 512};
@@ -69,24 +71,28 @@ constexpr BlockingFactors kAvx512Vnni{6, 64, 16, 4, 120, 2048, 512};
 const IsaRecord kRecords[] = {
     {Isa::portable, inst_set_t::anyarch, "anyarch", 16, kPortable,
      &portable_kernel, nullptr, kPortable, nullptr, 0, nullptr,
-     &pack::pack_a_portable, &kEpiloguePortable, &kQuantPortable, &conv::kConvPortable},
+     &pack::pack_a_portable, &kEpiloguePortable, &kQuantPortable, &conv::kConvPortable,
+     &kSpmdmPortable},
     {Isa::avx2, inst_set_t::avx2, "avx2", 8, kAvx2,
      &jit_kernel<Isa::avx2>, &jit_acc16_kernel<Isa::avx2>, kAvx2Acc16, nullptr, 0, nullptr,
-     &pack::pack_a_avx2, &kEpilogueAvx2, &kQuantAvx2, &conv::kConvAvx2},
+     &pack::pack_a_avx2, &kEpilogueAvx2, &kQuantAvx2, &conv::kConvAvx2, &kSpmdmAvx2},
     {Isa::avx_vnni, inst_set_t::avx_vnni, "avx_vnni", 8, kYmmVnni,
      &jit_kernel<Isa::avx_vnni>, nullptr, kYmmVnni, nullptr, 0, nullptr,
-     &pack::pack_a_avx2, &kEpilogueAvx2, &kQuantAvx2, &conv::kConvAvx2},
+     &pack::pack_a_avx2, &kEpilogueAvx2, &kQuantAvx2, &conv::kConvAvx2, &kSpmdmAvx2},
     {Isa::avx512, inst_set_t::avx512, "avx512", 16, kAvx512,
      &jit_kernel<Isa::avx512>, &jit_acc16_kernel<Isa::avx512>, kAvx512Acc16,
      &jit_narrow_kernel<Isa::avx512>, 12, &jit_acc16_narrow_kernel<Isa::avx512>,
-     &pack::pack_a_avx512, &kEpilogueAvx512, &kQuantAvx512, &conv::kConvAvx512},
+     &pack::pack_a_avx512, &kEpilogueAvx512, &kQuantAvx512, &conv::kConvAvx512,
+     &kSpmdmAvx512},
     {Isa::avx512_vnni_ymm, inst_set_t::avx512_vnni_ymm, "avx512_vnni_ymm", 8, kYmmVnni,
      &jit_kernel<Isa::avx512_vnni_ymm>, nullptr, kYmmVnni, nullptr, 0, nullptr,
-     &pack::pack_a_avx512, &kEpilogueAvx512, &kQuantAvx512, &conv::kConvAvx2},
+     &pack::pack_a_avx512, &kEpilogueAvx512, &kQuantAvx512, &conv::kConvAvx2,
+     &kSpmdmAvx512},
     {Isa::avx512_vnni, inst_set_t::avx512_vnni, "avx512_vnni", 16, kAvx512Vnni,
      &jit_kernel<Isa::avx512_vnni>, nullptr, kAvx512Vnni, &jit_narrow_kernel<Isa::avx512_vnni>, 12,
      nullptr,
-     &pack::pack_a_avx512, &kEpilogueAvx512, &kQuantAvx512, &conv::kConvAvx512Vnni},
+     &pack::pack_a_avx512, &kEpilogueAvx512, &kQuantAvx512, &conv::kConvAvx512Vnni,
+     &kSpmdmAvx512},
 };
 
 bool cpu_has(Isa isa) {

@@ -1,4 +1,5 @@
-// SSE2 is part of x86-64 itself, so the transposed loop needs no per-ISA file or dispatch.
+// The portable SpMDM table (by rows, or transposed with SSE2: SSE2 is part of x86-64
+// itself), the loops every path shares and the vector paths' rule.
 #include "sparse/spmdm_kernels.h"
 
 #include <emmintrin.h>
@@ -96,5 +97,35 @@ void spmdm_transposed(const SpmdmArgs& a) {
 bool spmdm_prefers_transposed(int rows, int64_t nonzeros, int K) {
   return rows >= 4 && nonzeros >= 2 * int64_t{K};
 }
+
+void spmdm_no_nonzeros(const SpmdmArgs& a) {
+  if (a.accumulation) return;
+  for (int i = 0; i < a.block.row_size; ++i)
+    std::fill_n(a.C + i * a.ldc, a.block.col_size, int32_t{0});
+}
+
+bool spmdm_prefers_vector(const SpmdmCosts& c, int rows, int chunk_rows, int cols,
+                          int64_t nonzeros, int used_k) {
+  const double n = static_cast<double>(nonzeros);
+  const double by_rows = rows * (cols * c.by_rows_out + n * c.by_rows_mac);
+  const double vector = c.fixed +
+                        chunk_rows * (used_k * c.transpose + n * c.mac + cols * c.column) +
+                        double(rows) * cols * c.out;
+  return vector < by_rows;
+}
+
+namespace {
+
+void spmdm_portable(const SpmdmArgs& a) {
+  if (spmdm_prefers_transposed(a.block.row_size, spmdm_nonzeros(a), a.K))
+    spmdm_transposed(a);
+  else
+    spmdm_by_rows(a);
+}
+
+}  // namespace
+
+constinit const SpmdmKernels kSpmdmPortable = {"portable", &spmdm_portable, &spmdm_by_rows,
+                                              &spmdm_transposed};
 
 }  // namespace quire::detail

@@ -45,6 +45,7 @@ using PackAFn = void (*)(const uint8_t* src, int64_t ld, bool transposed, int ro
 
 struct EpilogueTable;  // vectorized output-pipeline routines, see detail/Epilogue.h
 struct QuantKernels;   // vectorized quantization routines, see detail/QuantKernels.h
+struct SpmdmKernels;   // CompressedSparseColumn::SpMDM's loops, see detail/SpmdmKernels.h
 
 struct IsaRecord {
   Isa isa;
@@ -66,6 +67,7 @@ struct IsaRecord {
   const EpilogueTable* epilogue;
   const QuantKernels* quant;
   const conv::ConvKernels* conv;
+  const SpmdmKernels* spmdm;
 };
 
 // The record in use: the best path the CPU has, or the forced one (QUIRE_ISA or
