@@ -68,7 +68,7 @@ constexpr int kMr = 6, kNr = 16, kMinDotProducts = kMr * kNr / 8;
 
 TEST(AvxVnniEncoding, KernelIsVexEncoded) {
   // Generation never executes the kernel, so it is safe on any CPU.
-  const void* fn = reinterpret_cast<const void*>(jit::kernel(Isa::avx_vnni, kMr, kNr));
+  const void* fn = reinterpret_cast<const void*>(jit::kernel(jit::KernelSpec{Isa::avx_vnni, kMr, kNr}));
   ASSERT_NE(fn, nullptr);
   const Scan s = scan_kernel(fn);
   ASSERT_TRUE(s.found_end) << "no vzeroupper + ret found: cannot delimit the kernel";
@@ -79,7 +79,7 @@ TEST(AvxVnniEncoding, KernelIsVexEncoded) {
 
 TEST(AvxVnniEncoding, ScanTellsEvexFromVex) {
   // The same generator on avx512_vnni_ymm emits the EVEX form: the scan must see it.
-  const void* fn = reinterpret_cast<const void*>(jit::kernel(Isa::avx512_vnni_ymm, kMr, kNr));
+  const void* fn = reinterpret_cast<const void*>(jit::kernel(jit::KernelSpec{Isa::avx512_vnni_ymm, kMr, kNr}));
   ASSERT_NE(fn, nullptr);
   const Scan s = scan_kernel(fn);
   ASSERT_TRUE(s.found_end) << "no vzeroupper + ret found: cannot delimit the kernel";

@@ -18,24 +18,10 @@
 namespace quire::detail {
 namespace {
 
-template <Isa I>
+// The record's kernel getters: column (or narrow) kernels, exact (or acc16).
+template <Isa I, bool Narrow = false, bool Acc16 = false>
 MicroKernelFn jit_kernel(int mr, int nr) {
-  return jit::kernel(I, mr, nr);
-}
-
-template <Isa I>
-MicroKernelFn jit_narrow_kernel(int mr, int nr) {
-  return jit::narrow_kernel(I, mr, nr);
-}
-
-template <Isa I>
-MicroKernelFn jit_acc16_kernel(int mr, int nr) {
-  return jit::acc16_kernel(I, mr, nr);
-}
-
-template <Isa I>
-MicroKernelFn jit_acc16_narrow_kernel(int mr, int nr) {
-  return jit::narrow_kernel(I, mr, nr, true);
+  return jit::kernel(jit::KernelSpec{I, mr, nr, Narrow, Acc16});
 }
 
 MicroKernelFn portable_kernel(int, int) { return &driver::portable_micro_kernel; }
@@ -74,14 +60,14 @@ const IsaRecord kRecords[] = {
      &pack::pack_a_portable, &kEpiloguePortable, &kQuantPortable, &conv::kConvPortable,
      &kSpmdmPortable},
     {Isa::avx2, inst_set_t::avx2, "avx2", 8, kAvx2,
-     &jit_kernel<Isa::avx2>, &jit_acc16_kernel<Isa::avx2>, kAvx2Acc16, nullptr, 0, nullptr,
+     &jit_kernel<Isa::avx2>, &jit_kernel<Isa::avx2, false, true>, kAvx2Acc16, nullptr, 0, nullptr,
      &pack::pack_a_avx2, &kEpilogueAvx2, &kQuantAvx2, &conv::kConvAvx2, &kSpmdmAvx2},
     {Isa::avx_vnni, inst_set_t::avx_vnni, "avx_vnni", 8, kYmmVnni,
      &jit_kernel<Isa::avx_vnni>, nullptr, kYmmVnni, nullptr, 0, nullptr,
      &pack::pack_a_avx2, &kEpilogueAvx2, &kQuantAvx2, &conv::kConvAvx2, &kSpmdmAvx2},
     {Isa::avx512, inst_set_t::avx512, "avx512", 16, kAvx512,
-     &jit_kernel<Isa::avx512>, &jit_acc16_kernel<Isa::avx512>, kAvx512Acc16,
-     &jit_narrow_kernel<Isa::avx512>, 12, &jit_acc16_narrow_kernel<Isa::avx512>,
+     &jit_kernel<Isa::avx512>, &jit_kernel<Isa::avx512, false, true>, kAvx512Acc16,
+     &jit_kernel<Isa::avx512, true>, 12, &jit_kernel<Isa::avx512, true, true>,
      &pack::pack_a_avx512, &kEpilogueAvx512, &kQuantAvx512, &conv::kConvAvx512,
      &kSpmdmAvx512},
     {Isa::avx512_vnni_ymm, inst_set_t::avx512_vnni_ymm, "avx512_vnni_ymm", 8, kYmmVnni,
@@ -89,7 +75,7 @@ const IsaRecord kRecords[] = {
      &pack::pack_a_avx512, &kEpilogueAvx512, &kQuantAvx512, &conv::kConvAvx2,
      &kSpmdmAvx512},
     {Isa::avx512_vnni, inst_set_t::avx512_vnni, "avx512_vnni", 16, kAvx512Vnni,
-     &jit_kernel<Isa::avx512_vnni>, nullptr, kAvx512Vnni, &jit_narrow_kernel<Isa::avx512_vnni>, 12,
+     &jit_kernel<Isa::avx512_vnni>, nullptr, kAvx512Vnni, &jit_kernel<Isa::avx512_vnni, true>, 12,
      nullptr,
      &pack::pack_a_avx512, &kEpilogueAvx512, &kQuantAvx512, &conv::kConvAvx512Vnni,
      &kSpmdmAvx512},

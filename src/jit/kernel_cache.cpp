@@ -93,29 +93,13 @@ static MicroKernelFn cached(const KernelSpec& spec) {
   return entry->fn;
 }
 
-MicroKernelFn kernel(Isa isa, int mr, int nr) {
-  const KernelSpec spec{isa, mr, nr};
-  if (!registers_fit(spec)) {
-    throw std::invalid_argument("micro-kernel " + kernel_name(spec) +
-                                ": the tile does not fit the vector registers");
-  }
-  return cached(spec);
-}
-
-MicroKernelFn acc16_kernel(Isa isa, int mr, int nr) {
-  const KernelSpec spec{isa, mr, nr, false, true};
-  if ((isa != Isa::avx2 && isa != Isa::avx512) || !registers_fit(spec)) {
-    throw std::invalid_argument("acc16 micro-kernel " + kernel_name(spec) +
-                                ": needs the avx2 or avx512 path and a tile that fits the registers");
-  }
-  return cached(spec);
-}
-
-MicroKernelFn narrow_kernel(Isa isa, int mr, int nr, bool acc16) {
-  const KernelSpec spec{isa, mr, nr, true, acc16};
-  if (!narrow_fits(spec)) {
-    throw std::invalid_argument("narrow micro-kernel " + kernel_name(spec) +
-                                ": needs an AVX-512 path (acc16: avx512), 3 <= nr <= 8 and mr <= 12");
+MicroKernelFn kernel(const KernelSpec& spec) {
+  if (spec.narrow ? !narrow_fits(spec) : !registers_fit(spec)) {
+    throw std::invalid_argument(
+        "micro-kernel " + kernel_name(spec) +
+        (spec.narrow ? ": narrow kernels need an AVX-512 path (acc16: avx512), 3 <= nr <= 8 "
+                       "and mr <= 12"
+                     : ": needs a tile that fits the vector registers (acc16: on avx2 or avx512)"));
   }
   return cached(spec);
 }

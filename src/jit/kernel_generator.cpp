@@ -248,6 +248,7 @@ int int32_lanes(Isa isa) { return is_zmm(isa) ? 16 : 8; }
 
 bool registers_fit(const KernelSpec& s) {
   if (s.mr < 1 || s.nr < 1 || s.mr > 12) return false;  // 12: four A row cursors (tile_loop_emitter.h)
+  if (s.acc16 && s.isa != Isa::avx2 && s.isa != Isa::avx512) return false;  // VNNI runs acc16 exact
   const RegMap map{vectors_for(s), s.mr};
   return map.needed(dot_style(s)) <= vector_registers(s.isa);
 }
@@ -264,10 +265,6 @@ std::string kernel_name(const KernelSpec& s) {
 
 void emit_micro_kernel(x86::Assembler& a, const KernelSpec& spec) {
   if (spec.isa == Isa::portable) throw std::invalid_argument("emit_micro_kernel: portable path has no JIT kernel");
-  if (spec.acc16 && is_vnni(spec.isa)) {
-    throw std::invalid_argument("micro-kernel " + kernel_name(spec) +
-                                ": VNNI paths run acc16 on their exact kernels");
-  }
   if (!registers_fit(spec)) {
     throw std::invalid_argument("micro-kernel " + kernel_name(spec) +
                                 ": the tile needs more vector registers than the ISA has");

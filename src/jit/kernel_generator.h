@@ -6,17 +6,10 @@
 
 #include <string>
 
+#include "jit/kernel_spec.h"
 #include "quire/detail/IsaRecord.h"
 
 namespace quire::jit {
-
-struct KernelSpec {
-  detail::Isa isa;
-  int mr;               // rows of the register tile
-  int nr;               // columns of the register tile (the last vector is masked if nr % lanes != 0)
-  bool narrow = false;  // rows packed several per vector (narrow_generator.cpp)
-  bool acc16 = false;   // saturating int16 accumulation (avx2, avx512; docs/acc16.md)
-};
 
 // Vector lanes (int32) of a path's registers: 16 for zmm paths, 8 for ymm paths.
 int int32_lanes(detail::Isa isa);

@@ -1,0 +1,16 @@
+// What names a generated micro-kernel: the key of the code cache and the generators' input.
+#pragma once
+
+#include "quire/detail/IsaRecord.h"
+
+namespace quire::jit {
+
+struct KernelSpec {
+  detail::Isa isa;
+  int mr;               // rows of the register tile
+  int nr;               // columns of the register tile (the last vector is masked if nr % lanes != 0)
+  bool narrow = false;  // rows packed several per vector (narrow_generator.cpp)
+  bool acc16 = false;   // saturating int16 accumulation (avx2, avx512; docs/acc16.md)
+};
+
+}  // namespace quire::jit
