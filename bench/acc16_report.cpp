@@ -7,6 +7,7 @@
 #include "json_writer.h"
 
 #include "format.h"
+#include "summary_line.h"
 
 namespace quire::bench {
 namespace {
@@ -199,6 +200,17 @@ void print_acc16_summary(std::FILE* out, const Acc16RunInfo& info,
     std::fprintf(out, "results checked on sampled rows: acc16 = %s, acc32 = exact\n",
                  info.saturates ? "the acc16 model" : "exact");
   }
+  SummaryLine()
+      .add("mode", std::string("acc16"))
+      .add("isa", info.isa)
+      .add("threads", static_cast<long long>(info.threads))
+      .add("shapes", static_cast<long long>(results.size()))
+      .add("geomean_gops", s.acc16_gops.geomean(), 1)
+      .add("pct_peak", s.pct_peak.geomean(), 1)
+      .add("x_acc32", s.ratio_acc32.geomean(), 2)
+      .add("x_openblas", s.ratio_openblas.geomean(), 2)
+      .add("checks", std::string(s.failed_checks ? "FAILED" : "ok"))
+      .print(out);
 }
 
 void print_acc16_csv_head(std::FILE* out) {

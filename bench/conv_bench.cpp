@@ -13,7 +13,9 @@
 
 #include "conv_case.h"
 #include "peak_probe.h"
+#include "machine.h"
 #include "progress.h"
+#include "summary_line.h"
 #include "thread_pool.h"
 #include "timing.h"
 
@@ -43,27 +45,6 @@ Run measure(ConvCase& c, void (ConvCase::*call)(), const Options& opt, CacheFlus
   r.gops = c.ops() / r.timing.median / 1e9;
   r.mismatches = c.check();
   return r;
-}
-
-// Memory bandwidth as memcpy of 256 MiB moves it (bytes read + bytes written per second,
-// best of 3): what a memory-bound kernel can hope for when its data is not in cache.
-double copy_bandwidth_gbs() {
-  const size_t n = size_t{256} << 20;
-  std::vector<uint8_t> a(n, 1), b(n, 2);
-  double best = 0;
-  for (int i = 0; i < 3; ++i) {
-    const double t0 = now_seconds();
-    std::memcpy(b.data(), a.data(), n);
-    const double t = now_seconds() - t0;
-    best = std::max(best, 2.0 * n / t / 1e9);
-  }
-  return best;
-}
-
-std::string cpu_name() {
-  if (!cpuinfo_initialize()) return "unknown";
-  const cpuinfo_package* package = cpuinfo_get_package(0);
-  return package && package->name[0] ? package->name : "unknown";
 }
 
 double geomean(const std::vector<double>& v) {
@@ -176,6 +157,30 @@ void print_summary(const std::vector<Row>& rows, double bandwidth) {
                 geomean(gw), geomean(gw_sym), geomean(gw_gemm));
 }
 
+void print_summary_line(const std::vector<Row>& rows, const Options& opt, int failed) {
+  auto class_geomean = [&](bool (*in_class)(optimized_conv_t)) -> std::optional<double> {
+    std::vector<double> gops;
+    for (const Row& r : rows)
+      if (in_class(r.path)) gops.push_back(r.conv.gops);
+    if (gops.empty()) return std::nullopt;
+    return geomean(gops);
+  };
+  SummaryLine()
+      .add("mode", std::string("conv"))
+      .add("isa", std::string(instSetName(fbgemmInstructionSet())))
+      .add("threads", static_cast<long long>(opt.threads))
+      .add("shapes", static_cast<long long>(rows.size()))
+      .add("dense_gops", class_geomean([](optimized_conv_t p) {
+             return p == optimized_conv_t::im2col || p == optimized_conv_t::pointwise;
+           }), 1)
+      .add("depthwise_gops",
+           class_geomean([](optimized_conv_t p) { return p == optimized_conv_t::depthwise; }), 1)
+      .add("groupwise_gops",
+           class_geomean([](optimized_conv_t p) { return p == optimized_conv_t::groupwise; }), 1)
+      .add("checks", std::string(failed ? "FAILED" : "exact"))
+      .print(stdout);
+}
+
 }  // namespace
 
 int run_conv_bench(const Options& opt) {
@@ -229,9 +234,10 @@ int run_conv_bench(const Options& opt) {
   }
   print_summary(rows, bandwidth);
   if (!opt.json_path.empty()) write_json(opt.json_path, cpu, opt, peak, bandwidth, rows);
-  for (const Row& r : rows)
-    if (check_text(r) != "ok") return 1;
-  return 0;
+  int failed = 0;
+  for (const Row& r : rows) failed += check_text(r) != "ok";
+  print_summary_line(rows, opt, failed);
+  return failed ? 1 : 0;
 }
 
 }  // namespace quire::bench

@@ -13,6 +13,7 @@
 
 #include "baseline.h"
 #include "gemm_data.h"
+#include "machine.h"
 #include "progress.h"
 #include "quire/FbgemmBF16.h"
 #include "quire/Utils.h"
@@ -28,12 +29,6 @@ std::vector<Shape> half_shapes() {
 }
 
 namespace {
-
-std::string cpu_name() {
-  if (!cpuinfo_initialize()) return "unknown (cpuinfo could not read this CPU)";
-  const cpuinfo_package* package = cpuinfo_get_package(0);
-  return package && package->name[0] ? package->name : "unknown";
-}
 
 // One shape's operands: A and B uniform in [-1, 1), A also in bf16.
 struct HalfData {

@@ -5,6 +5,7 @@
 
 #include "format.h"
 #include "half_bench.h"
+#include "summary_line.h"
 
 namespace quire::bench {
 namespace {
@@ -132,6 +133,17 @@ void print_half_summary(std::FILE* out, const HalfRunInfo& info,
   } else {
     std::fprintf(out, "results checked on sampled rows: within the fp32 error bound\n");
   }
+  SummaryLine()
+      .add("mode", info.precision)
+      .add("kernels", info.kernels)
+      .add("threads", static_cast<long long>(info.threads))
+      .add("shapes", static_cast<long long>(results.size()))
+      .add("geomean_gflops", g[0].value(), 1)
+      .add("pct_peak", g[1].value(), 1)
+      .add("x_openblas", g[6].value(), 2)
+      .add("worst_x_openblas", worst_x_openblas, 2)
+      .add("checks", std::string(failed ? "FAILED" : "within_bound"))
+      .print(out);
 }
 
 void print_half_csv(std::FILE* out, const HalfRunInfo& info,

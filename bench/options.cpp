@@ -66,8 +66,22 @@ void print_usage(std::FILE* out, const char* argv0) {
       "                     with --flush the flushes count too\n"
       "  --flush            evict the caches (64 MiB written) before every timed call\n"
       "  --csv              CSV on stdout instead of the table (header info on stderr)\n"
-      "  --json FILE        also write every number to FILE\n"
-      "  --help\n",
+      "  --json FILE        also write every number to FILE (plots: bench/plot_bench.py)\n"
+      "  --help\n"
+      "\n"
+      "modes, with an example each:\n"
+      "  int8 GEMM, inference shapes, u8 output     quire-bench\n"
+      "  int8 GEMM, raw int32 (against oneDNN)      quire-bench --output int32\n"
+      "  square shapes, 2 threads                   quire-bench --shapes square --threads 2\n"
+      "  one shape, caches flushed                  quire-bench --shape 1,4096,1024 --flush\n"
+      "  a path forced                              quire-bench --isa avx2\n"
+      "  convolution layers                         quire-bench --shapes conv\n"
+      "  acc16 against exact int8                   quire-bench --precision acc16\n"
+      "  fp16 / bf16 weights against sgemm          quire-bench --precision bf16\n"
+      "  machine-readable                           quire-bench --csv > run.csv; quire-bench --json run.json\n"
+      "  plots from JSON runs (python3-matplotlib)  python3 bench/plot_bench.py --out plots "
+      "run.json\n"
+      "The last line of every run is 'quire-bench summary: key=value ...'.\n",
       argv0);
 }
 

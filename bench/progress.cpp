@@ -9,14 +9,10 @@ namespace quire::bench {
 Progress::Progress() : tty_(isatty(STDERR_FILENO) != 0) {}
 
 void Progress::update(int index, int total, const std::string& shape, const char* step) {
-  if (tty_) {
-    std::fprintf(stderr, "\r\033[K[%d/%d] %s: %s", index, total, shape.c_str(), step);
-    shown_ = true;
-  } else if (shape != last_shape_) {
-    std::fprintf(stderr, "[%d/%d] %s\n", index, total, shape.c_str());
-    last_shape_ = shape;
-  }
+  if (!tty_) return;
+  std::fprintf(stderr, "\r\033[K[%d/%d] %s: %s", index, total, shape.c_str(), step);
   std::fflush(stderr);
+  shown_ = true;
 }
 
 void Progress::clear() {

@@ -1,5 +1,5 @@
-// The progress line on stderr: rewritten in place on a terminal, one line per shape
-// otherwise (a log file should not fill with carriage returns).
+// The progress line on stderr, rewritten in place, only when stderr is a terminal: a log
+// or a pipe gets the table and the summary line, nothing else.
 #pragma once
 
 #include <string>
@@ -17,7 +17,6 @@ class Progress {
  private:
   bool tty_;
   bool shown_ = false;
-  std::string last_shape_;
 };
 
 }  // namespace quire::bench

@@ -16,21 +16,17 @@
 #include "half_bench.h"
 #include "options.h"
 #include "peak_probe.h"
+#include "machine.h"
 #include "progress.h"
 #include "quire/Utils.h"
 #include "quire_gemm.h"
 #include "report.h"
+#include "summary_line.h"
 #include "thread_pool.h"
 #include "timing.h"
 
 namespace quire::bench {
 namespace {
-
-std::string cpu_name() {
-  if (!cpuinfo_initialize()) return "unknown (cpuinfo could not read this CPU)";
-  const cpuinfo_package* package = cpuinfo_get_package(0);
-  return package && package->name[0] ? package->name : "unknown";
-}
 
 std::vector<Shape> select_shapes(const Options& opt) {
   if (!opt.shapes.empty()) return opt.shapes;
@@ -66,6 +62,7 @@ int run(const Options& opt) {
   info.flush = opt.flush;
   info.shape_set = opt.shapes.empty() ? opt.shape_set : "custom";
   info.peak = measure_peak(fbgemmInstructionSet(), opt.threads);
+  info.copy_bandwidth_gbs = copy_bandwidth_gbs();
 
   std::unique_ptr<Baseline> onednn = make_onednn_baseline(opt.threads);
   std::unique_ptr<Baseline> openblas = make_openblas_baseline(opt.threads);
@@ -140,7 +137,21 @@ int run(const Options& opt) {
 
   if (table) table->summary(results);
   if (!opt.json_path.empty()) write_json(opt.json_path, info, results);
-  return summarize(info, results).failed_checks ? 1 : 0;
+  const Summary s = summarize(info, results);
+  SummaryLine()
+      .add("mode", std::string("int8"))
+      .add("output", std::string(opt.output == OutputKind::u8 ? "u8" : "int32"))
+      .add("isa", info.isa)
+      .add("threads", static_cast<long long>(opt.threads))
+      .add("shapes", static_cast<long long>(results.size()))
+      .add("geomean_gops", s.quire_gops, 1)
+      .add("pct_peak", s.pct_peak, 1)
+      .add("x_onednn_int32", s.ratio_onednn, 2)
+      .add("x_openblas", s.ratio_openblas, 2)
+      .add("worst_pct_peak", s.worst_pct_peak ? std::optional(s.worst_pct_peak->value) : std::nullopt, 1)
+      .add("checks", std::string(s.failed_checks ? "FAILED" : "exact"))
+      .print(opt.csv ? stderr : stdout);
+  return s.failed_checks ? 1 : 0;
 }
 
 }  // namespace

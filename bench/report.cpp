@@ -99,6 +99,8 @@ void print_header(std::FILE* out, const RunInfo& info) {
   } else {
     std::fprintf(out, "peak      n/a (portable C++ path)\n");
   }
+  std::fprintf(out, "memory    %.1f GB/s (memcpy of 256 MiB, bytes read + written)\n",
+               info.copy_bandwidth_gbs);
   std::fprintf(out, "call      pack A with row offsets + fbgemmPacked + %s; B packed once\n",
                info.output == OutputKind::u8
                    ? "ReQuantizeOutput to u8 (per-channel, bias); i32 = memCopy output"

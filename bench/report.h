@@ -39,6 +39,7 @@ struct RunInfo {
   bool isa_forced = false;
   int threads = 1;
   std::optional<Peak> peak;
+  double copy_bandwidth_gbs = 0;  // memcpy of 256 MiB: the roofline's memory line
   OutputKind output = OutputKind::u8;
   double min_time = 0;
   bool flush = false;

@@ -38,6 +38,7 @@ void write_json(const std::string& path, const RunInfo& info,
   } else {
     json.field("peak", std::optional<double>());
   }
+  json.field("copy_bandwidth_gbs", info.copy_bandwidth_gbs);
   json.field("output", info.output == OutputKind::u8 ? "u8" : "int32");
   json.field("min_time_s", info.min_time);
   json.field("flush", info.flush);

@@ -12,8 +12,11 @@ case "$mode" in
   *) echo "usage: bash cmake/bootstrap.sh bench|test [args]" >&2; exit 2 ;;
 esac
 
+# ocl-icd-opencl-dev: Debian's oneDNN CMake config requires the OpenCL headers (a
+# recommendation of libdnnl-dev that --no-install-recommends skips); ccache makes the
+# consumer test's rebuilds of the same sources (cmake/consumer_test.sh) nearly free.
 packages=(cmake ninja-build g++ pkg-config libasmjit-dev libcpuinfo-dev libgtest-dev
-          libbenchmark-dev libdnnl-dev libopenblas-dev)
+          libbenchmark-dev libdnnl-dev libopenblas-dev ocl-icd-opencl-dev ccache)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -27,7 +30,14 @@ if ((${#missing[@]})); then
 fi
 
 jobs=$(nproc)
-cmake --preset release >/dev/null
+mkdir -p build
+cmake --preset release >build/configure-release.log || { cat build/configure-release.log; exit 1; }
+grep -E "^-- quire" build/configure-release.log || true
+# A baseline whose package is installed but that was not compiled in: a warning before a
+# bench run, an error in the test run (CI).
+if ! bash cmake/check_baselines.sh build/release; then
+  [ "$mode" = test ] && exit 1
+fi
 cmake --build --preset release -j "$jobs"
 
 if [ "$mode" = bench ]; then
@@ -35,6 +45,9 @@ if [ "$mode" = bench ]; then
 fi
 
 ctest --preset release -j 1
+# quire as other projects consume it: installed (find_package, pkg-config) and as a
+# subdirectory, static and shared, and through the FBGEMM compat headers alone.
+bash cmake/consumer_test.sh
 # The same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"
