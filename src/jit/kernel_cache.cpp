@@ -1,6 +1,6 @@
-// The process-wide JIT runtime and kernel cache. The key space is bounded (5 paths x
-// mr x nr within the register file x column/narrow/acc16), so the cache is bounded by construction; kernels
-// live until the process exits, when the runtime releases their memory.
+// The process-wide kernel cache. The key space is bounded (5 paths x mr x nr within the
+// register file x column/narrow/acc16), so the cache is bounded by construction; kernels
+// live until the process exits, in pages that are read-execute only (code_pages.h).
 #include "jit/kernel_cache.h"
 
 #include <asmjit/x86.h>
@@ -13,6 +13,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "jit/code_pages.h"
 #include "jit/kernel_generator.h"
 
 namespace quire::jit {
@@ -20,19 +21,6 @@ namespace {
 
 using detail::Isa;
 using detail::MicroKernelFn;
-
-asmjit::JitRuntime& runtime() {
-  static asmjit::JitRuntime rt = [] {
-    // Where the OS forbids writable+executable pages, map the code twice (RW and RX).
-    asmjit::JitAllocator::CreateParams params{};
-    if (asmjit::Support::test(asmjit::VirtMem::hardenedRuntimeInfo().flags,
-                              asmjit::VirtMem::HardenedRuntimeFlags::kEnabled)) {
-      params.options = asmjit::JitAllocatorOptions::kUseDualMapping;
-    }
-    return asmjit::JitRuntime(&params);
-  }();
-  return rt;
-}
 
 // QUIRE_JIT_DUMP=dir writes each generated kernel's assembly to dir/<kernel name>.s.
 void dump_assembly(const std::string& name, const asmjit::String& text) {
@@ -44,7 +32,7 @@ void dump_assembly(const std::string& name, const asmjit::String& text) {
 
 MicroKernelFn generate(const KernelSpec& spec) {
   asmjit::CodeHolder code;
-  code.init(runtime().environment());
+  code.init(asmjit::Environment::host());
   asmjit::StringLogger logger;
   const bool dumping = std::getenv("QUIRE_JIT_DUMP") != nullptr;
   if (dumping) {
@@ -54,11 +42,12 @@ MicroKernelFn generate(const KernelSpec& spec) {
   asmjit::x86::Assembler assembler(&code);
   if (spec.narrow) emit_narrow_kernel(assembler, spec);
   else emit_micro_kernel(assembler, spec);
-  MicroKernelFn fn = nullptr;
-  if (asmjit::Error err = runtime().add(&fn, &code)) {
+  if (asmjit::Error err = assembler.finalize()) {
     throw std::runtime_error("asmjit failed to generate " + kernel_name(spec) + ": " +
                              asmjit::DebugUtils::errorAsString(err));
   }
+  // W^X: the code is written to read-write pages that then become read-execute.
+  auto fn = reinterpret_cast<MicroKernelFn>(install_code(code));
   if (dumping) dump_assembly(kernel_name(spec), logger.content());
   return fn;
 }
