@@ -83,7 +83,8 @@ struct RequantizationParams {
 //     symmetric case; clamped to [qmin, qmax], else nearbyint (half to even).
 // min > max is accepted (step 2 turns it into a range containing 0). precision is set to
 // the bits of qmax - qmin (8 for [0, 255]; FBGEMM leaves it unset).
-// Throws if min or max is not finite or qmin >= qmax (FBGEMM's result is then undefined).
+// Throws if min or max is not finite, qmin >= qmax, or qmax - qmin < 2 with
+// preserve_sparsity and min < 0 < max (FBGEMM's result is then NaN or undefined).
 TensorQuantizationParams ChooseQuantizationParams(float min, float max, std::int32_t qmin,
                                                   std::int32_t qmax, bool preserve_sparsity = false,
                                                   bool force_scale_power_of_two = false);

@@ -56,8 +56,11 @@ TensorQuantizationParams ChooseQuantizationParams(float min, float max, int32_t 
   detail::check_arg(qmin < qmax, kChoose, "qmin", qmin, "must be < qmax");
   const int64_t codes = int64_t{qmax} - qmin;
 
-  // 1. Symmetric range.
+  // 1. Symmetric range. With one code step the positive half has no code (h = 0) and
+  // FBGEMM's range becomes NaN.
   if (min < 0 && max > 0 && preserve_sparsity) {
+    detail::check_arg(codes >= 2, kChoose, "qmax - qmin", codes,
+                      "must be >= 2 with preserve_sparsity and min < 0 < max");
     const int64_t sym_qmin = -(codes / 2 + 1), sym_qmax = codes / 2;
     const float s_min = std::fabs(min / static_cast<float>(sym_qmin));
     const float s_max = std::fabs(max / static_cast<float>(sym_qmax));
