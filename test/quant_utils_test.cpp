@@ -229,12 +229,15 @@ TEST(FindMinMax, IgnoresNaNAndMatchesOnEveryPath) {
   });
 }
 
-// ---------------------------------------------------------------- ChooseQuantizationParams
+// ---------------------------------------------------- ChooseQuantizationParamsCoveringRange
+// (quire's own chooser; FBGEMM's ChooseQuantizationParams is pinned in
+// quant_fbgemm_conformance_test.cpp)
 
 void check_choice(float mn, float mx, int32_t qmin, int32_t qmax, bool sparse, bool pow2) {
   SCOPED_TRACE(std::to_string(mn) + " " + std::to_string(mx) + " [" + std::to_string(qmin) + "," +
                std::to_string(qmax) + "]");
-  const TensorQuantizationParams p = ChooseQuantizationParams(mn, mx, qmin, qmax, sparse, pow2);
+  const TensorQuantizationParams p =
+      ChooseQuantizationParamsCoveringRange(mn, mx, qmin, qmax, sparse, pow2);
   ASSERT_TRUE(detail::valid_scale(p.scale));
   ASSERT_GE(p.zero_point, qmin);
   ASSERT_LE(p.zero_point, qmax);
@@ -263,7 +266,7 @@ void check_choice(float mn, float mx, int32_t qmin, int32_t qmax, bool sparse, b
   }
 }
 
-TEST(ChooseQuantizationParams, Properties) {
+TEST(ChooseQuantizationParamsCoveringRange, Properties) {
   std::mt19937 gen(23);
   std::uniform_real_distribution<float> dist(-100.0f, 100.0f);
   for (int i = 0; i < 3000; ++i) {
@@ -290,12 +293,12 @@ TEST(ChooseQuantizationParams, Properties) {
                       {1e-40f, 1e-40f},
                       {-1e-38f, 1e-38f}})
     check_choice(a, b, 0, 255, false, false);
-  const auto p = ChooseQuantizationParams(-1.0f, 1.0f, 0, 255, true);
+  const auto p = ChooseQuantizationParamsCoveringRange(-1.0f, 1.0f, 0, 255, true);
   EXPECT_EQ(p.zero_point, 128);
   EXPECT_EQ(p.precision, 8);
-  EXPECT_EQ(ChooseQuantizationParams(-1.0f, 1.0f, -128, 127, true).zero_point, 0);
-  EXPECT_EQ(ChooseQuantizationParams(0.0f, 0.0f, 0, 255).scale, 1.0f);
-  EXPECT_EQ(ChooseQuantizationParams(0.0f, 0.0f, 0, 127).precision, 7);
+  EXPECT_EQ(ChooseQuantizationParamsCoveringRange(-1.0f, 1.0f, -128, 127, true).zero_point, 0);
+  EXPECT_EQ(ChooseQuantizationParamsCoveringRange(0.0f, 0.0f, 0, 255).scale, 1.0f);
+  EXPECT_EQ(ChooseQuantizationParamsCoveringRange(0.0f, 0.0f, 0, 127).precision, 7);
   EXPECT_EQ(p.Min(), ref_dequantize(0, p.scale, p.zero_point));
   EXPECT_EQ(p.Max(), ref_dequantize(255, p.scale, p.zero_point));
 }
@@ -356,11 +359,12 @@ TEST(Errors, BadArgumentsThrowNamingTheParameter) {
       "precision");
   expect_invalid(
       [&] { RequantizeFixedPoint<int8_t>(nullptr, reinterpret_cast<int8_t*>(u), 4, rp); }, "src");
-  expect_invalid([&] { ChooseQuantizationParams(2.0f, 1.0f, 0, 255); }, "min");
+  expect_invalid([&] { ChooseQuantizationParamsCoveringRange(2.0f, 1.0f, 0, 255); }, "min");
   expect_invalid([&] { ChooseQuantizationParams(kNaN, 1.0f, 0, 255); }, "min");
   expect_invalid([&] { ChooseQuantizationParams(0.0f, kInf, 0, 255); }, "max");
   expect_invalid([&] { ChooseQuantizationParams(0.0f, 1.0f, 5, 5); }, "qmin");
-  expect_invalid([&] { ChooseQuantizationParams(-1.0f, 1.0f, 0, 1); }, "qmax - qmin");
+  expect_invalid([&] { ChooseQuantizationParamsCoveringRange(-1.0f, 1.0f, 0, 1); }, "qmax - qmin");
+  expect_invalid([&] { ChooseQuantizationParamsCoveringRange(kNaN, 1.0f, 0, 255); }, "min");
   int32_t qm;
   int sh;
   expect_invalid([&] { ChooseRequantizationMultiplier(0.0f, &qm, &sh); }, "real_multiplier");
@@ -379,7 +383,7 @@ TEST(Errors, BadArgumentsThrowNamingTheParameter) {
   const float bad_mm[2] = {2.0f, 1.0f};
   expect_invalid([&] { FloatOrHalfToFused8BitRowwiseQuantizedSBFloat(f, 1, 4, u, bad_mm); },
                  "rowwise_min_max[0]");
-  expect_invalid([&] { Fused8BitRowwiseQuantizedSBFloatToFloatOrHalf<float>(u, 1, 4, nullptr); },
+  expect_invalid([&] { Fused8BitRowwiseQuantizedSBFloatToFloatOrHalf<float>(u, 1, 12, nullptr); },
                  "output");
   expect_invalid([&] { FusedNBitRowwiseQuantizedSBHalfToFloatOrHalf<float>(5, u, 1, 4, f); },
                  "bit_rate");
@@ -398,7 +402,7 @@ TEST(Compat, FbgemmSpelling) {
   fbgemm::TensorQuantizationParams qparams = fbgemm::ChooseQuantizationParams(mn, mx, 0, 255);
   qparams.precision = 8;
   fbgemm::Quantize<uint8_t>(x, y, 8, qparams);
-  fbgemm::Quantize<uint8_t, false>(x, y, 8, qparams, 0, 1);
+  fbgemm::Quantize<uint8_t>(x, y, 8, qparams, 0, 1);
   EXPECT_EQ(fbgemm::Dequantize<uint8_t>(y[2], qparams), 0.0f);
   int32_t multiplier = 0;
   int shift = 0;
@@ -413,7 +417,7 @@ TEST(Compat, FbgemmSpelling) {
   std::vector<uint8_t> fused(2 * (4 + 8));
   std::vector<fbgemm::float16> half(8);
   fbgemm::FloatOrHalfToFused8BitRowwiseQuantizedSBFloat<float>(x, 2, 4, fused.data());
-  fbgemm::Fused8BitRowwiseQuantizedSBFloatToFloatOrHalf<fbgemm::float16>(fused.data(), 2, 4,
+  fbgemm::Fused8BitRowwiseQuantizedSBFloatToFloatOrHalf<fbgemm::float16>(fused.data(), 2, 12,
                                                                          half.data());
   EXPECT_NEAR(fbgemm::cpu_half2float(half[6]), 1.0f, 0.01f);
   EXPECT_EQ((fbgemm::clamp<int32_t, uint8_t>(300, 8)), 255);

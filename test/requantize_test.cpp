@@ -105,6 +105,8 @@ TEST(Requantize, ArraysMatchScalarOnEveryPath) {
   });
 }
 
+// FBGEMM's right shift counts from 31 whatever the precision p, so the multiplier is
+// real ~ q / 2^s * 2^(32 - p) (q / 2^s for the default p = 32).
 TEST(ChooseRequantizationMultiplier, RepresentsTheMultiplier) {
   for (int p : {32, 16, 8}) {
     for (float real : {1e-7f, 0.001f, 0.37f, 0.5f, 0.99999999f, 1.0f, 7.5f, 60.0f}) {
@@ -113,7 +115,8 @@ TEST(ChooseRequantizationMultiplier, RepresentsTheMultiplier) {
       ChooseRequantizationMultiplier(real, &q, &s, p);
       EXPECT_GE(q, int64_t{1} << (p - 2));
       EXPECT_LT(q, int64_t{1} << (p - 1));
-      EXPECT_NEAR(std::ldexp(static_cast<double>(q), -s) / real, 1.0, std::ldexp(1.0, 2 - p))
+      EXPECT_NEAR(std::ldexp(static_cast<double>(q), 32 - p - s) / real, 1.0,
+                  std::ldexp(1.0, 2 - p))
           << real << " " << p;
     }
   }

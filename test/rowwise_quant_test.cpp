@@ -2,7 +2,10 @@
 // row, 2/4/8-bit codes with a half scale and bias): quantizing from float and half, and
 // dequantizing to float, half and bfloat16, on every ISA path and by the Ref functions,
 // against the row formulas written out independently here, bit for bit. Rows with NaN,
-// inf, constant values and tiny or huge ranges; given per-row min/max; scale and bias first.
+// inf, constant values and tiny or huge ranges; given per-row min/max; scale and bias first;
+// half scale and bias in the 8-bit format. The dequantizers are called as FBGEMM's callers
+// call them: input_columns is the fused row's width in bytes, and every output buffer is
+// sized exactly from FBGEMM's documented sizes (so ASan catches a stride error).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -34,9 +37,11 @@ std::vector<uint8_t> ref_rowwise(const std::vector<float>& in, int rows, int col
       bias_h = cpu_float2half_rn(lo);
       bias = cpu_half2float(bias_h);
       const float range = hi - bias;
-      scale_h = cpu_float2half_rn(range > 0 ? range / float((1 << bits) - 1) : 1.0f);
-      if (cpu_half2float(scale_h) == 0) scale_h = cpu_float2half_rn(1.0f);
-      inv = 1.0f / cpu_half2float(scale_h);
+      float s = cpu_half2float(cpu_float2half_rn(range == 0 ? 1.0f : range / float((1 << bits) - 1)));
+      if (s == 0) s = 1.0f;
+      inv = 1.0f / s;
+      if (std::isinf(inv)) s = inv = 1.0f;
+      scale_h = cpu_float2half_rn(s);
     } else {
       scale = (hi - lo) / 255.0f;
       inv = 255.0f / ((hi - lo) + 1e-8f);
@@ -60,12 +65,14 @@ std::vector<uint8_t> ref_rowwise(const std::vector<float>& in, int rows, int col
   return out;
 }
 
-std::vector<float> ref_unrowwise(const std::vector<uint8_t>& in, int rows, int cols, int bits,
-                                 bool half_sb) {
-  const int per_byte = 8 / bits, bytes = (cols + per_byte - 1) / per_byte, sb = half_sb ? 4 : 8;
+// Dequantizes rows of `width` bytes (codes, then scale and bias of sb bytes each pair):
+// (width - sb) * (8 / bits) values per row, x = fma(q, scale, bias).
+std::vector<float> ref_unrowwise(const std::vector<uint8_t>& in, int rows, int width, int bits,
+                                 int sb, bool half_sb) {
+  const int per_byte = 8 / bits, bytes = width - sb, cols = bytes * per_byte;
   std::vector<float> out(size_t(rows) * cols);
   for (int r = 0; r < rows; ++r) {
-    const uint8_t* row = in.data() + size_t(r) * (bytes + sb);
+    const uint8_t* row = in.data() + size_t(r) * width;
     float scale, bias;
     if (half_sb) {
       float16 s, b;
@@ -77,8 +84,19 @@ std::vector<float> ref_unrowwise(const std::vector<uint8_t>& in, int rows, int c
       std::memcpy(&bias, row + bytes + 4, 4);
     }
     for (int j = 0; j < cols; ++j)
-      out[size_t(r) * cols + j] =
-          float((row[j / per_byte] >> (j % per_byte * bits)) & ((1 << bits) - 1)) * scale + bias;
+      out[size_t(r) * cols + j] = std::fma(
+          float((row[j / per_byte] >> (j % per_byte * bits)) & ((1 << bits) - 1)), scale, bias);
+  }
+  return out;
+}
+
+// Rows of `width` bytes with the scale and bias (sb bytes) moved before the codes.
+std::vector<uint8_t> scale_bias_first(const std::vector<uint8_t>& in, int rows, int width, int sb) {
+  std::vector<uint8_t> out(in.size());
+  for (int r = 0; r < rows; ++r) {
+    const uint8_t* src = in.data() + size_t(r) * width;
+    std::memcpy(out.data() + size_t(r) * width, src + width - sb, size_t(sb));
+    std::memcpy(out.data() + size_t(r) * width + sb, src, size_t(width - sb));
   }
   return out;
 }
@@ -152,45 +170,74 @@ void check_rowwise(int bits, bool half_sb, int rows, int cols) {
     FloatOrHalfToFused8BitRowwiseQuantizedSBFloat(data.data(), rows, cols, given.data(), mm.data());
     ASSERT_TRUE(same_bits(expect, given));
   }
-  const auto back = ref_unrowwise(expect, rows, cols, bits, half_sb);
-  std::vector<float> f(back.size()), f_ref(back.size());
+  // Dequantize as FBGEMM's callers do: input_columns is the fused row width.
+  const int sb = half_sb ? 4 : 8, width = (cols * bits + 7) / 8 + sb;
+  const auto back = ref_unrowwise(expect, rows, width, bits, sb, half_sb);
+  std::vector<float> f(back.size()), f_ref(back.size()), f_first(back.size());
   std::vector<float16> h(back.size()), h_expect(back.size());
   std::vector<bfloat16> b(back.size()), b_expect(back.size());
-  std::vector<float16> b_in_half(back.size());
   for (size_t i = 0; i < back.size(); ++i)
     h_expect[i] = cpu_float2half_rn(back[i]), b_expect[i] = cpu_float2bfloat16(back[i]);
+  const auto first = scale_bias_first(expect, rows, width, sb);
   if (half_sb) {
-    FusedNBitRowwiseQuantizedSBHalfToFloatOrHalf(bits, expect.data(), rows, cols, f.data());
-    FusedNBitRowwiseQuantizedSBHalfToFloatOrHalf(bits, expect.data(), rows, cols, h.data());
-    FusedNBitRowwiseQuantizedSBHalfToFloatOrHalf(bits, expect.data(), rows, cols, b.data());
-    FusedNBitRowwiseQuantizedSBHalfToFloatOrHalf<float16, true>(bits, expect.data(), rows, cols,
-                                                                b_in_half.data());
-    FusedNBitRowwiseQuantizedSBHalfToFloatOrHalfRef(bits, expect.data(), rows, cols, f_ref.data());
-    // Scale and bias first: the same values.
-    const int bytes = (cols * bits + 7) / 8;
-    std::vector<uint8_t> first(expect.size());
-    for (int r = 0; r < rows; ++r) {
-      const uint8_t* src = expect.data() + size_t(r) * (bytes + 4);
-      std::memcpy(first.data() + size_t(r) * (bytes + 4), src + bytes, 4);
-      std::memcpy(first.data() + size_t(r) * (bytes + 4) + 4, src, size_t(bytes));
-    }
-    std::vector<float> f_first(back.size());
-    FusedNBitRowwiseQuantizedSBHalfToFloatOrHalf(bits, first.data(), rows, cols, f_first.data(),
+    FusedNBitRowwiseQuantizedSBHalfToFloatOrHalf(bits, expect.data(), rows, width, f.data());
+    FusedNBitRowwiseQuantizedSBHalfToFloatOrHalf(bits, expect.data(), rows, width, h.data());
+    FusedNBitRowwiseQuantizedSBHalfToFloatOrHalf(bits, expect.data(), rows, width, b.data());
+    FusedNBitRowwiseQuantizedSBHalfToFloatOrHalfRef(bits, expect.data(), rows, width, f_ref.data());
+    FusedNBitRowwiseQuantizedSBHalfToFloatOrHalf(bits, first.data(), rows, width, f_first.data(),
                                                  false);
-    ASSERT_TRUE(same_bits(back, f_first));
   } else {
-    Fused8BitRowwiseQuantizedSBFloatToFloatOrHalf(expect.data(), rows, cols, f.data());
-    Fused8BitRowwiseQuantizedSBFloatToFloatOrHalf(expect.data(), rows, cols, h.data());
-    Fused8BitRowwiseQuantizedSBFloatToFloatOrHalf(expect.data(), rows, cols, b.data());
-    Fused8BitRowwiseQuantizedSBFloatToFloatOrHalf<float16, true>(expect.data(), rows, cols,
-                                                                 b_in_half.data());
-    Fused8BitRowwiseQuantizedSBFloatToFloatOrHalfRef(expect.data(), rows, cols, f_ref.data());
+    Fused8BitRowwiseQuantizedSBFloatToFloatOrHalf(expect.data(), rows, width, f.data());
+    Fused8BitRowwiseQuantizedSBFloatToFloatOrHalf(expect.data(), rows, width, h.data());
+    Fused8BitRowwiseQuantizedSBFloatToFloatOrHalf(expect.data(), rows, width, b.data());
+    Fused8BitRowwiseQuantizedSBFloatToFloatOrHalfRef(expect.data(), rows, width, f_ref.data());
+    Fused8BitRowwiseQuantizedSBFloatToFloatOrHalf(first.data(), rows, width, f_first.data(), false);
   }
   ASSERT_TRUE(same_bits(back, f));
   ASSERT_TRUE(same_bits(back, f_ref));
+  ASSERT_TRUE(same_bits(back, f_first));
   ASSERT_TRUE(same_bits(bits16(h_expect), bits16(h)));
   ASSERT_TRUE(same_bits(bits16(b_expect), bits16(b)));
-  ASSERT_TRUE(same_bits(bits16(b_expect), bits16(b_in_half)));
+}
+
+// The 8-bit format with half scale and bias (quant_padding_float_type = false): rows of
+// cols + 4 bytes, x = fma(q, half scale, half bias), scale and bias last or first.
+void check_8bit_half_padding(int rows, int cols) {
+  SCOPED_TRACE("cols " + std::to_string(cols));
+  const int width = cols + 4;
+  auto fused = random_vector<uint8_t>(size_t(rows) * width, 0, 255, 7 + cols);
+  for (int r = 0; r < rows; ++r) {
+    const float16 sb[2] = {cpu_float2half_rn(0.01f * (r + 1)), cpu_float2half_rn(-1.5f + r)};
+    std::memcpy(fused.data() + size_t(r) * width + cols, sb, 4);
+  }
+  const auto expect = ref_unrowwise(fused, rows, width, 8, 4, true);
+  std::vector<float> got(expect.size()), got_ref(expect.size()), got_first(expect.size());
+  Fused8BitRowwiseQuantizedSBFloatToFloatOrHalf(fused.data(), rows, width, got.data(), true, false);
+  Fused8BitRowwiseQuantizedSBFloatToFloatOrHalfRef(fused.data(), rows, width, got_ref.data(), true,
+                                                   false);
+  const auto first = scale_bias_first(fused, rows, width, 4);
+  Fused8BitRowwiseQuantizedSBFloatToFloatOrHalf(first.data(), rows, width, got_first.data(), false,
+                                                false);
+  ASSERT_TRUE(same_bits(expect, got));
+  ASSERT_TRUE(same_bits(expect, got_ref));
+  ASSERT_TRUE(same_bits(expect, got_first));
+}
+
+TEST(Rowwise, EightBitWithHalfScaleAndBias) {
+  for_each_isa([] {
+    for (int cols : {0, 1, 3, 17, 63, 65}) check_8bit_half_padding(5, cols);
+  });
+}
+
+// A fused row too narrow for its scale and bias has a negative value count: rejected.
+TEST(Rowwise, DequantizeRejectsRowsWithoutScaleAndBias) {
+  std::vector<uint8_t> in(16);
+  std::vector<float> out(16);
+  expect_invalid([&] { Fused8BitRowwiseQuantizedSBFloatToFloatOrHalf(in.data(), 1, 7, out.data()); },
+                 "input_columns");
+  expect_invalid(
+      [&] { FusedNBitRowwiseQuantizedSBHalfToFloatOrHalf(4, in.data(), 1, 3, out.data()); },
+      "input_columns");
 }
 
 TEST(Rowwise, MatchesFormulasOnEveryPath) {
@@ -206,7 +253,7 @@ TEST(Rowwise, MatchesFormulasOnEveryPath) {
   std::vector<uint8_t> q(58);
   std::vector<float> back(50);
   FloatOrHalfToFused8BitRowwiseQuantizedSBFloat(row.data(), 1, 50, q.data());
-  Fused8BitRowwiseQuantizedSBFloatToFloatOrHalf(q.data(), 1, 50, back.data());
+  Fused8BitRowwiseQuantizedSBFloatToFloatOrHalf(q.data(), 1, 58, back.data());
   for (int j = 0; j < 50; ++j) EXPECT_NEAR(back[j], row[j], 6.0 / 255 * 0.51);
 }
 

@@ -27,8 +27,8 @@ void check_float_a_source(const float* smat, int64_t ld, bool transposed, int64_
 
 }  // namespace detail
 
-// A = quantize(smat) with Quantize<uint8_t> (LEGACY formula, see QuantUtils.h):
-//   q = clamp(nearbyint(x * (1 / scale) + zero_pt), 0, 255)
+// A = quantize(smat) with Quantize<uint8_t> (FBGEMM's formula, see QuantUtils.h):
+//   q = clamp(zero_pt + nearbyint(x * (1 / scale)), 0, 255)
 template <typename T = uint8_t, typename accT = int32_t>
 class PackAWithQuantRowOffset final
     : public PackMatrix<PackAWithQuantRowOffset<T, accT>, T, accT> {
@@ -47,7 +47,7 @@ class PackAWithQuantRowOffset final
                                                      "PackAWithQuantRowOffset"),
         smat_(smat), ld_(ld), transposed_(trans == matrix_op_t::Transpose),
         args_(detail::quantize_args<uint8_t>("PackAWithQuantRowOffset", scale, zero_pt, 8,
-                                             false, true)) {
+                                             false, false)) {
     const char* where = "PackAWithQuantRowOffset";
     detail::check_arg(trans == matrix_op_t::NoTranspose || trans == matrix_op_t::Transpose,
                       where, "trans", static_cast<int>(trans), "is not a matrix_op_t");

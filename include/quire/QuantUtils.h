@@ -1,17 +1,19 @@
 // Quantization utilities: choosing parameters, quantizing, dequantizing, requantizing,
-// and the fused row-wise formats of embedding tables. Names and signatures follow
-// FBGEMM's QuantUtils; the behaviour below is quire's own and is the same bit for bit
-// on every instruction set (the array forms are vectorized, see detail/QuantKernels.h).
+// and the fused row-wise formats of embedding tables. Names, signatures and numbers
+// follow FBGEMM's QuantUtils.h (commit 71d6f8b2), bit for bit on every instruction set
+// (the array forms are vectorized, see detail/QuantKernels.h); where FBGEMM's result is
+// undefined quire throws, and docs/quantization.md lists the few places that differ.
 //
 // Affine quantization: real = scale * (q - zero_point), q in [qmin, qmax] with
 //   qmin = is_signed ? -2^(precision-1) : 0,  qmax = is_signed ? 2^(precision-1)-1 : 2^precision-1
 //
-// Quantize (LEGACY = true):  q = sat(nearbyint(src * (1.0f / scale) + zero_point))
-// Quantize (LEGACY = false): q = sat(nearbyint(src * (1.0f / scale)) + zero_point)
+// Quantize (FBGEMM's):          q = sat(zero_point + nearbyint(src * (1.0f / scale)))
+// Quantize<T, true> (legacy):   q = sat(nearbyint(src * (1.0f / scale) + zero_point))
 //   all in float, multiply by the float reciprocal (never a division), round half to
 //   even; sat() saturates to [qmin, qmax]: +inf -> qmax, -inf -> qmin, NaN -> qmin.
+//   A negative scale is a scale like any other.
 // Dequantize: real = scale * (float)(q - zero_point), the difference exact (no overflow)
-//   and rounded once to float.
+//   and rounded once to float; any scale.
 // Requantize (float): q = sat(zero_point + nearbyint((float)src * multiplier)), the
 //   addition exact, NaN -> qmin.
 // Requantize (fixed point): q = clamp(zero_point + SaturatingRoundingMulWithShift(src,
@@ -19,9 +21,10 @@
 //
 // Array forms take thread_id / num_threads: each caller converts its contiguous share
 // [begin, end) of [0, len) (fbgemmPartition1D). Every function checks its arguments
-// and throws std::invalid_argument naming the parameter: null pointers with len > 0,
-// len < 0, a precision whose range does not fit the type, a scale that is not positive
-// and finite with a finite reciprocal, bad groups or bit rates.
+// and throws std::invalid_argument naming the parameter where FBGEMM's result would be
+// undefined: null pointers with len > 0, len < 0, a precision whose range does not fit
+// the type, a quantization scale that is 0, not finite or has no finite reciprocal, bad
+// groups or bit rates.
 #pragma once
 
 #include <cmath>
@@ -62,28 +65,46 @@ struct RequantizationParams {
   TensorQuantizationParams target_qparams;
 };
 
-// Chooses scale and zero point for real values in [min, max] and codes [qmin, qmax]:
-//  - the range is first extended to contain 0, and 0 is always exactly representable:
-//    zero_point is an integer in [qmin, qmax] that is also a float, so Quantize(0) is
-//    zero_point and Dequantize(zero_point) is 0;
-//  - the chosen range [Dequantize(qmin), Dequantize(qmax)] covers [min, max], in the
-//    float arithmetic of Dequantize (the scale is rounded up where needed);
-//  - min < 0 < max, affine: of the two integers around the real zero point
-//    qmin - min / ((max - min) / (qmax - qmin)), the one needing the smaller scale, kept
-//    off qmin and qmax so both signs have codes; the scale is then the least covering
-//    one for that zero point;
-//  - preserve_sparsity with min < 0 < max: symmetric, zero_point = qmin +
-//    ceil((qmax - qmin) / 2) (128 for [0, 255], 0 for [-128, 127]);
-//  - min >= 0 gives zero_point = qmin, max <= 0 gives qmax; min == max == 0 gives
-//    scale 1 and the zero point nearest to 0;
-//  - force_scale_power_of_two: the scale is rounded up to a power of two;
-//  - the scale is at least 2^-126 (a finite reciprocal);
-//  - precision is set to the bits of qmax - qmin (8 for 255).
-// Throws if min or max is not finite, min > max, qmin >= qmax, or qmax - qmin < 2 with
-// min < 0 < max.
+// FBGEMM's chooser, operation for operation (float and double exactly where FBGEMM
+// uses them, so the bits match):
+//  1. preserve_sparsity with min < 0 < max: symmetric range. With h = (qmax - qmin) / 2
+//     (integer division), s = max(|min / -(h + 1)|, |max / h|) (float divisions);
+//     min = (float)(s * -(h + 1)), max = (float)(s * h) in double.
+//  2. The range is extended to contain 0: min = min(min, 0), max = max(max, 0).
+//  3. scale = (float)(((double)max - min) / (qmax - qmin)); 0.1f if that is 0 or its
+//     float reciprocal is infinite.
+//  4. force_scale_power_of_two: scale < 1 becomes 2^-floor(log2(1.0 / scale)) (double
+//     log2), else 2^ceil(log2f(scale)) (float log2, as FBGEMM's overload resolution picks).
+//  5. scale < 6.1e-5f (the smallest normal half, rounded): scale = 6.1e-5f and the range
+//     follows it: min == 0 gives max = 6.1e-5f * (qmax - qmin), max == 0 gives
+//     min = -6.1e-5f * (qmax - qmin), else both are multiplied by 6.1e-5f / old scale.
+//  6. zero point: of qmin - min / scale and qmax - max / scale (double), the one whose
+//     terms have the smaller magnitude sum |q| + |r / scale|; (qmin + qmax) / 2 in the
+//     symmetric case; clamped to [qmin, qmax], else nearbyint (half to even).
+// min > max is accepted (step 2 turns it into a range containing 0). precision is set to
+// the bits of qmax - qmin (8 for [0, 255]; FBGEMM leaves it unset).
+// Throws if min or max is not finite, qmin >= qmax, or qmax - qmin < 2 with
+// preserve_sparsity and min < 0 < max (FBGEMM's result is then NaN or undefined).
 TensorQuantizationParams ChooseQuantizationParams(float min, float max, std::int32_t qmin,
                                                   std::int32_t qmax, bool preserve_sparsity = false,
                                                   bool force_scale_power_of_two = false);
+
+// quire's own chooser (not FBGEMM's numbers): the least scale whose code range covers
+// [min, max] in Dequantize's float arithmetic, with a zero point kept off qmin and qmax
+// so that both signs have codes:
+//  - the range is first extended to contain 0, and 0 is exactly representable;
+//  - min < 0 < max, affine: of the two integers around the real zero point
+//    qmin - min / ((max - min) / (qmax - qmin)), the one needing the smaller scale;
+//  - preserve_sparsity with min < 0 < max: zero_point = qmin + ceil((qmax - qmin) / 2);
+//  - min >= 0 gives zero_point = qmin, max <= 0 gives qmax; min == max == 0 gives
+//    scale 1 and the zero point nearest to 0;
+//  - force_scale_power_of_two: the scale is rounded up to a power of two;
+//  - the scale is at least 2^-126 (a finite reciprocal); precision as above.
+// Throws if min or max is not finite, min > max, qmin >= qmax, or qmax - qmin < 2 with
+// min < 0 < max.
+TensorQuantizationParams ChooseQuantizationParamsCoveringRange(
+    float min, float max, std::int32_t qmin, std::int32_t qmax, bool preserve_sparsity = false,
+    bool force_scale_power_of_two = false);
 
 // real_multiplier ~ quantized_multiplier / 2^right_shift with quantized_multiplier in
 // [2^(precision-2), 2^(precision-1)) (round to nearest, half to even). Requires a
@@ -102,11 +123,13 @@ namespace detail {
 [[noreturn]] void fail_float(const char* where, const char* param, float value,
                              const char* requirement);
 
+// A quantization scale: src * (1.0f / scale) must be a number for every finite src
+// (0 * inf is NaN, whose conversion FBGEMM leaves undefined). Negative scales are fine.
 inline constexpr const char* kScaleRequirement =
-    "must be positive and finite, with a finite reciprocal";
+    "must be finite and nonzero, with a finite reciprocal";
 
 inline bool valid_scale(float scale) {
-  return scale > 0.0f && std::isfinite(scale) && std::isfinite(1.0f / scale);
+  return scale != 0.0f && std::isfinite(scale) && std::isfinite(1.0f / scale);
 }
 
 inline void check_scale(const char* where, float scale) {
@@ -171,7 +194,10 @@ T2 clamp(T1 src, int precision, bool is_signed = false) {
   }
 }
 
-template <typename T, bool LEGACY = true>
+// LEGACY: FBGEMM's template has only T (it removed LEGACY, whose default had become
+// false); quire keeps the parameter so that Quantize<T, true> still gives the legacy
+// rounding. Quantize<T> is FBGEMM's.
+template <typename T, bool LEGACY = false>
 T Quantize(float src, std::int32_t zero_point, float scale, int result_precision,
            bool result_is_signed = std::is_signed_v<T>) {
   const detail::QuantizeArgs args = detail::quantize_args<T>(
@@ -179,26 +205,25 @@ T Quantize(float src, std::int32_t zero_point, float scale, int result_precision
   return static_cast<T>(detail::quantize_one(src, args));
 }
 
-template <typename T, bool LEGACY = true>
+template <typename T, bool LEGACY = false>
 T Quantize(float src, const TensorQuantizationParams& qparams) {
   return Quantize<T, LEGACY>(src, qparams.zero_point, qparams.scale, qparams.precision);
 }
 
 // T: uint8_t, int8_t, uint16_t, int16_t, int32_t (signed range for signed T).
-template <typename T, bool LEGACY = true>
+template <typename T, bool LEGACY = false>
 void Quantize(const float* src, T* dst, std::int64_t len, const TensorQuantizationParams& qparams,
               int thread_id = 0, int num_threads = 1);
 
 // Per-group quantization of a K x C x X (KCX) or K x X x C (KXC) tensor: the C channels
-// form G groups of C / G, group g uses scales[g] and zero_points[g] with the LEGACY
-// Quantize formula and 8 * sizeof(T) bits. T: uint8_t, int8_t, int32_t.
+// form G groups of C / G, group g uses scales[g] and zero_points[g] with Quantize's
+// formula and 8 * sizeof(T) bits. T: uint8_t, int8_t, int32_t.
 template <typename T, layout_t LAYOUT = layout_t::KCX>
 void QuantizeGroupwise(const float* src, int K, int C, int X, int G, const float* scales,
                        const std::int32_t* zero_points, T* dst);
 
 template <typename T>
 float Dequantize(T src, const TensorQuantizationParams& qparams) {
-  detail::check_scale("Dequantize", qparams.scale);
   return detail::dequantize_one(src, qparams.scale, qparams.zero_point);
 }
 
@@ -273,38 +298,43 @@ void Requantize(const std::int32_t* src, T* dst, std::int64_t len,
 
 // ---- Fused row-wise formats (embedding tables) ----
 // See src/quant/rowwise.cpp for the per-row formulas. InputType: float or float16;
-// OutputType: float, float16 or bfloat16 (or float16 holding bfloat16 bits when
-// is_uint16_t_of_type_bf16). rowwise_min_max, when given, holds (min, max) per row
-// (kRowwiseMinMaxNumCols columns) and replaces the row's own.
+// OutputType: float, float16 or bfloat16. As in FBGEMM, the quantizers take
+// input_columns = values per row and the dequantizers input_columns = bytes per fused row
+// (codes plus scale and bias); the output buffers hold input_rows rows of:
+//   N-bit:  ceil(cols * bit_rate / 8) + 2 * sizeof(float16) bytes (codes, scale, bias)
+//   8-bit:  cols + 2 * sizeof(float) bytes (codes, scale, bias)
+//   dequantized N-bit: (input_columns - 4) * (8 / bit_rate) values
+//   dequantized 8-bit: input_columns - 2 * (quant_padding_float_type ? 4 : 2) values
+// rowwise_min_max, when given, holds (min, max) per row (kRowwiseMinMaxNumCols columns)
+// and replaces the row's own. scale_bias_last == false reads scale and bias before the
+// codes; quant_padding_float_type == false reads them as float16 instead of float.
 
-// 2-, 4- or 8-bit codes, then half scale and half bias: ceil(cols * bit_rate / 8) + 4
-// bytes per row.
 template <typename InputType>
 void FloatOrHalfToFusedNBitRowwiseQuantizedSBHalf(int bit_rate, const InputType* input,
                                                   size_t input_rows, int input_columns,
                                                   std::uint8_t* output,
                                                   const InputType* rowwise_min_max = nullptr);
-// scale_bias_last == false reads scale and bias at the start of each row instead.
-template <typename OutputType, bool is_uint16_t_of_type_bf16 = false>
+template <typename OutputType>
 void FusedNBitRowwiseQuantizedSBHalfToFloatOrHalf(int bit_rate, const std::uint8_t* input,
                                                   size_t input_rows, int input_columns,
                                                   OutputType* output, bool scale_bias_last = true);
 
-// 8-bit codes, then float scale and float bias: cols + 8 bytes per row.
 template <typename InputType>
 void FloatOrHalfToFused8BitRowwiseQuantizedSBFloat(const InputType* input, size_t input_rows,
                                                    int input_columns, std::uint8_t* output,
                                                    const InputType* rowwise_min_max = nullptr);
-template <typename OutputType, bool is_uint16_t_of_type_bf16 = false>
+template <typename OutputType>
 void Fused8BitRowwiseQuantizedSBFloatToFloatOrHalf(const std::uint8_t* input, size_t input_rows,
-                                                   int input_columns, OutputType* output);
+                                                   int input_columns, OutputType* output,
+                                                   const bool scale_bias_last = true,
+                                                   const bool quant_padding_float_type = true);
 
 // The same conversions through the portable scalar code, whatever the CPU (for tests).
 template <typename InputType>
 void FloatOrHalfToFusedNBitRowwiseQuantizedSBHalfRef(int bit_rate, const InputType* input,
                                                      size_t input_rows, int input_columns,
                                                      std::uint8_t* output);
-template <typename OutputType, bool is_uint16_t_of_type_bf16 = false>
+template <typename OutputType>
 void FusedNBitRowwiseQuantizedSBHalfToFloatOrHalfRef(int bit_rate, const std::uint8_t* input,
                                                      size_t input_rows, int input_columns,
                                                      OutputType* output,
@@ -312,8 +342,11 @@ void FusedNBitRowwiseQuantizedSBHalfToFloatOrHalfRef(int bit_rate, const std::ui
 template <typename InputType>
 void FloatOrHalfToFused8BitRowwiseQuantizedSBFloatRef(const InputType* input, size_t input_rows,
                                                       int input_columns, std::uint8_t* output);
-template <typename OutputType, bool is_uint16_t_of_type_bf16 = false>
-void Fused8BitRowwiseQuantizedSBFloatToFloatOrHalfRef(const std::uint8_t* input, size_t input_rows,
-                                                      int input_columns, OutputType* output);
+template <typename OutputType>
+void Fused8BitRowwiseQuantizedSBFloatToFloatOrHalfRef(const std::uint8_t* input,
+                                                      size_t input_rows, int input_columns,
+                                                      OutputType* output,
+                                                      const bool scale_bias_last = true,
+                                                      const bool quant_padding_float_type = true);
 
 }  // namespace quire

@@ -38,7 +38,7 @@ void QuantizeGroupwise(const float* src, int K, int C, int X, int G, const float
       detail::fail_float(kWhere, name.c_str(), scales[g], detail::kScaleRequirement);
     }
     args[g] = detail::quantize_args<T>(kWhere, scales[g], zero_points[g], kBits,
-                                       std::is_signed_v<T>, true);
+                                       std::is_signed_v<T>, false);
   }
   if (total == 0) return;
   const detail::QuantKernels& kernels = detail::quant_kernels();

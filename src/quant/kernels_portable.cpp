@@ -25,7 +25,7 @@ template <class T>
 void quantize_channels(const float* src, T* dst, int64_t len, const float* inv_scale,
                        const float* zero_point, const QuantizeArgs& args) {
   QuantizeArgs a = args;
-  a.legacy = true;
+  a.legacy = false;
   for (int64_t i = 0; i < len; ++i) {
     a.inv_scale = inv_scale[i];
     a.zero_point = zero_point[i];
@@ -84,7 +84,7 @@ void rowwise_dequantize(const uint8_t* in, int cols, int bit_rate, float scale, 
   const int per_byte = 8 / bit_rate, mask = (1 << bit_rate) - 1;
   for (int j = 0; j < cols; ++j) {
     const int q = (in[j / per_byte] >> ((j % per_byte) * bit_rate)) & mask;
-    out[j] = static_cast<float>(q) * scale + bias;
+    out[j] = std::fma(static_cast<float>(q), scale, bias);
   }
 }
 

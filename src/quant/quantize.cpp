@@ -28,7 +28,6 @@ void Dequantize(const T* src, float* dst, int64_t len, const TensorQuantizationP
                 int thread_id, int num_threads) {
   constexpr const char* kWhere = "Dequantize";
   detail::check_len(kWhere, src, "src", dst, "dst", len);
-  detail::check_scale(kWhere, qparams.scale);
   int64_t begin = 0, end = 0;
   detail::thread_share(kWhere, thread_id, num_threads, len, begin, end);
   (quant_kernels().*KernelsOf<T>::dequantize)(src + begin, dst + begin, end - begin,

@@ -1,4 +1,4 @@
-// The fused row-wise formats of embedding tables.
+// The fused row-wise formats of embedding tables, with FBGEMM's per-row formulas.
 //
 // 8-bit, float scale and bias (cols + 8 bytes per row: codes, scale, bias):
 //   min, max = the row's (FindMinMax; rowwise_min_max if given); a row with no
@@ -6,16 +6,19 @@
 //   range = max - min, scale = range / 255, bias = min, inv = 255 / (range + 1e-8f)
 //   q = clamp(nearbyint((x - bias) * inv), 0, 255), NaN -> 0
 // N-bit (2, 4, 8), half scale and bias (ceil(cols * bit_rate / 8) + 4 bytes per row):
-//   bias = half(min) (round to nearest even), read back as float
-//   range = max - bias; scale = range > 0 ? range / (2^bit_rate - 1) : 1
-//   scale = half(scale) read back; if it is 0 (underflow) it becomes 1, so the row
-//   stores the scale it was quantized with; inv = 1 / scale
+//   bias = half(min) (round to nearest even), read back as float; range = max - bias
+//   scale = range == 0 ? 1 : range / (2^bit_rate - 1), rounded to half and read back;
+//   0 (underflow) becomes 1, and so does a scale whose reciprocal is infinite;
+//   inv = 1 / scale, stored scale = half(scale)
 //   q = clamp(nearbyint((x - bias) * inv), 0, 2^bit_rate - 1), NaN -> 0
-//   A row whose scale does not fit half (range / (2^bit_rate - 1) > 65504) stores an
-//   infinite scale and dequantizes to NaN.
-// Dequantize: x = q * scale + bias in float, then rounded (nearest even) to the output
-// type. All the arithmetic is done in this file or by the kernels' exact formulas, so
-// every ISA gives the same bytes.
+//   (range can be negative when min rounds up to a half above max: FBGEMM then stores
+//   the negative scale, and so does quire.)
+// Dequantize: x = fma(q, scale, bias), rounded once to float, then rounded to the output
+// type (cpu_float2half_rn / cpu_float2bfloat16 bits). The dequantizers take FBGEMM's
+// input_columns, the bytes of one fused row, and derive the values per row from it.
+// All the arithmetic is done in this file or by the kernels' exact formulas, so every
+// ISA gives the same bytes.
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -78,7 +81,7 @@ std::pair<float, float> row_range(const QuantKernels& k, const char* where, cons
 }
 
 // Dequantizes a row into out, through the float buffer when Out is a 16-bit type.
-template <class Out, bool kBf16Bits>
+template <class Out>
 void dequantize_row(const QuantKernels& k, const uint8_t* codes, int cols, int bit_rate,
                     float scale, float bias, Out* out) {
   if constexpr (std::is_same_v<Out, float>) {
@@ -86,8 +89,8 @@ void dequantize_row(const QuantKernels& k, const uint8_t* codes, int cols, int b
   } else {
     float* buffer = row_buffer(cols);
     k.rowwise_dequantize(codes, cols, bit_rate, scale, bias, buffer);
-    if constexpr (std::is_same_v<Out, bfloat16> || kBf16Bits) {
-      k.float_to_bfloat16(buffer, reinterpret_cast<bfloat16*>(out), cols);
+    if constexpr (std::is_same_v<Out, bfloat16>) {
+      k.float_to_bfloat16(buffer, out, cols);
     } else {
       k.float_to_half(buffer, out, cols);
     }
@@ -127,9 +130,11 @@ void to_nbit(const QuantKernels& k, int bit_rate, const In* input, size_t rows, 
     const float16 bias_h = cpu_float2half_rn(lo);
     const float bias = cpu_half2float(bias_h);
     const float range = hi - bias;
-    float16 scale_h = cpu_float2half_rn(range > 0.0f ? range / levels : 1.0f);
-    if (cpu_half2float(scale_h) == 0.0f) scale_h = cpu_float2half_rn(1.0f);
-    const float inv_scale = 1.0f / cpu_half2float(scale_h);
+    float scale = cpu_half2float(cpu_float2half_rn(range == 0.0f ? 1.0f : range / levels));
+    if (scale == 0.0f) scale = 1.0f;
+    float inv_scale = 1.0f / scale;
+    if (std::isinf(inv_scale)) scale = inv_scale = 1.0f;
+    const float16 scale_h = cpu_float2half_rn(scale);
     uint8_t* out = output + r * static_cast<size_t>(bytes + 2 * sizeof(float16));
     k.rowwise_quantize(row, cols, bit_rate, bias, inv_scale, out);
     std::memcpy(out + bytes, &scale_h, sizeof(scale_h));
@@ -137,23 +142,34 @@ void to_nbit(const QuantKernels& k, int bit_rate, const In* input, size_t rows, 
   }
 }
 
-template <class Out, bool kBf16Bits>
-void from_nbit(const QuantKernels& k, int bit_rate, const uint8_t* input, size_t rows, int cols,
-               Out* output, bool scale_bias_last) {
+// Bytes of a fused row -> values per row; throws when the row cannot hold its scale and
+// bias (FBGEMM would compute a negative count).
+int dequantized_columns(const char* where, int input_columns, int scale_bias_bytes,
+                        int per_byte) {
+  detail::check_arg(input_columns >= scale_bias_bytes, where, "input_columns", input_columns,
+                    scale_bias_bytes == 4 ? "must be >= 4 (the fused row's scale and bias)"
+                                          : "must be >= 8 (the fused row's scale and bias)");
+  return (input_columns - scale_bias_bytes) * per_byte;
+}
+
+template <class Out>
+void from_nbit(const QuantKernels& k, int bit_rate, const uint8_t* input, size_t rows,
+               int input_columns, Out* output, bool scale_bias_last) {
   constexpr const char* kWhere = "FusedNBitRowwiseQuantizedSBHalfToFloatOrHalf";
   check_bit_rate(kWhere, bit_rate);
+  constexpr int kScaleBias = 2 * sizeof(float16);
+  const int cols = dequantized_columns(kWhere, input_columns, kScaleBias, 8 / bit_rate);
   check_shape(kWhere, rows, cols, output, "output", input, "input");
-  const int bytes = code_bytes(cols, bit_rate);
-  const size_t in_stride = static_cast<size_t>(bytes) + 2 * sizeof(float16);
+  const int bytes = input_columns - kScaleBias;
   for (size_t r = 0; r < rows; ++r) {
-    const uint8_t* in = input + r * in_stride;
+    const uint8_t* in = input + r * static_cast<size_t>(input_columns);
     const uint8_t* scale_bias = scale_bias_last ? in + bytes : in;
-    const uint8_t* codes = scale_bias_last ? in : in + 2 * sizeof(float16);
+    const uint8_t* codes = scale_bias_last ? in : in + kScaleBias;
     float16 scale_h, bias_h;
     std::memcpy(&scale_h, scale_bias, sizeof(scale_h));
     std::memcpy(&bias_h, scale_bias + sizeof(scale_h), sizeof(bias_h));
-    dequantize_row<Out, kBf16Bits>(k, codes, cols, bit_rate, cpu_half2float(scale_h),
-                                   cpu_half2float(bias_h), output + r * static_cast<size_t>(cols));
+    dequantize_row<Out>(k, codes, cols, bit_rate, cpu_half2float(scale_h), cpu_half2float(bias_h),
+                        output + r * static_cast<size_t>(cols));
   }
 }
 
@@ -175,18 +191,30 @@ void to_8bit(const QuantKernels& k, const In* input, size_t rows, int cols, uint
   }
 }
 
-template <class Out, bool kBf16Bits>
-void from_8bit(const QuantKernels& k, const uint8_t* input, size_t rows, int cols, Out* output) {
+// Scale and bias are two floats, or two halves when padding_float is false.
+template <class Out>
+void from_8bit(const QuantKernels& k, const uint8_t* input, size_t rows, int input_columns,
+               Out* output, bool scale_bias_last, bool padding_float) {
   constexpr const char* kWhere = "Fused8BitRowwiseQuantizedSBFloatToFloatOrHalf";
+  const int pad = padding_float ? sizeof(float) : sizeof(float16);
+  const int cols = dequantized_columns(kWhere, input_columns, 2 * pad, 1);
   check_shape(kWhere, rows, cols, output, "output", input, "input");
-  const size_t in_stride = static_cast<size_t>(cols) + 2 * sizeof(float);
   for (size_t r = 0; r < rows; ++r) {
-    const uint8_t* in = input + r * in_stride;
+    const uint8_t* in = input + r * static_cast<size_t>(input_columns);
+    const uint8_t* scale_bias = scale_bias_last ? in + cols : in;
+    const uint8_t* codes = scale_bias_last ? in : in + 2 * pad;
     float scale, bias;
-    std::memcpy(&scale, in + cols, sizeof(scale));
-    std::memcpy(&bias, in + cols + sizeof(scale), sizeof(bias));
-    dequantize_row<Out, kBf16Bits>(k, in, cols, 8, scale, bias,
-                                   output + r * static_cast<size_t>(cols));
+    if (padding_float) {
+      std::memcpy(&scale, scale_bias, sizeof(scale));
+      std::memcpy(&bias, scale_bias + pad, sizeof(bias));
+    } else {
+      float16 scale_h, bias_h;
+      std::memcpy(&scale_h, scale_bias, sizeof(scale_h));
+      std::memcpy(&bias_h, scale_bias + pad, sizeof(bias_h));
+      scale = cpu_half2float(scale_h);
+      bias = cpu_half2float(bias_h);
+    }
+    dequantize_row<Out>(k, codes, cols, 8, scale, bias, output + r * static_cast<size_t>(cols));
   }
 }
 
@@ -201,13 +229,12 @@ void FloatOrHalfToFusedNBitRowwiseQuantizedSBHalf(int bit_rate, const InputType*
           rowwise_min_max);
 }
 
-template <typename OutputType, bool is_uint16_t_of_type_bf16>
+template <typename OutputType>
 void FusedNBitRowwiseQuantizedSBHalfToFloatOrHalf(int bit_rate, const uint8_t* input,
                                                   size_t input_rows, int input_columns,
                                                   OutputType* output, bool scale_bias_last) {
-  from_nbit<OutputType, is_uint16_t_of_type_bf16>(detail::quant_kernels(), bit_rate, input,
-                                                  input_rows, input_columns, output,
-                                                  scale_bias_last);
+  from_nbit(detail::quant_kernels(), bit_rate, input, input_rows, input_columns, output,
+            scale_bias_last);
 }
 
 template <typename InputType>
@@ -217,11 +244,13 @@ void FloatOrHalfToFused8BitRowwiseQuantizedSBFloat(const InputType* input, size_
   to_8bit(detail::quant_kernels(), input, input_rows, input_columns, output, rowwise_min_max);
 }
 
-template <typename OutputType, bool is_uint16_t_of_type_bf16>
+template <typename OutputType>
 void Fused8BitRowwiseQuantizedSBFloatToFloatOrHalf(const uint8_t* input, size_t input_rows,
-                                                   int input_columns, OutputType* output) {
-  from_8bit<OutputType, is_uint16_t_of_type_bf16>(detail::quant_kernels(), input, input_rows,
-                                                  input_columns, output);
+                                                   int input_columns, OutputType* output,
+                                                   const bool scale_bias_last,
+                                                   const bool quant_padding_float_type) {
+  from_8bit(detail::quant_kernels(), input, input_rows, input_columns, output, scale_bias_last,
+            quant_padding_float_type);
 }
 
 template <typename InputType>
@@ -232,13 +261,12 @@ void FloatOrHalfToFusedNBitRowwiseQuantizedSBHalfRef(int bit_rate, const InputTy
                      nullptr);
 }
 
-template <typename OutputType, bool is_uint16_t_of_type_bf16>
+template <typename OutputType>
 void FusedNBitRowwiseQuantizedSBHalfToFloatOrHalfRef(int bit_rate, const uint8_t* input,
                                                      size_t input_rows, int input_columns,
                                                      OutputType* output, bool scale_bias_last) {
-  from_nbit<OutputType, is_uint16_t_of_type_bf16>(detail::kQuantPortable, bit_rate, input,
-                                                  input_rows, input_columns, output,
-                                                  scale_bias_last);
+  from_nbit(detail::kQuantPortable, bit_rate, input, input_rows, input_columns, output,
+            scale_bias_last);
 }
 
 template <typename InputType>
@@ -247,11 +275,13 @@ void FloatOrHalfToFused8BitRowwiseQuantizedSBFloatRef(const InputType* input, si
   to_8bit<InputType>(detail::kQuantPortable, input, input_rows, input_columns, output, nullptr);
 }
 
-template <typename OutputType, bool is_uint16_t_of_type_bf16>
+template <typename OutputType>
 void Fused8BitRowwiseQuantizedSBFloatToFloatOrHalfRef(const uint8_t* input, size_t input_rows,
-                                                      int input_columns, OutputType* output) {
-  from_8bit<OutputType, is_uint16_t_of_type_bf16>(detail::kQuantPortable, input, input_rows,
-                                                  input_columns, output);
+                                                      int input_columns, OutputType* output,
+                                                      const bool scale_bias_last,
+                                                      const bool quant_padding_float_type) {
+  from_8bit(detail::kQuantPortable, input, input_rows, input_columns, output, scale_bias_last,
+            quant_padding_float_type);
 }
 
 #define QUIRE_INSTANTIATE_ROWWISE_IN(In)                                                    \
@@ -267,19 +297,18 @@ QUIRE_INSTANTIATE_ROWWISE_IN(float)
 QUIRE_INSTANTIATE_ROWWISE_IN(float16)
 #undef QUIRE_INSTANTIATE_ROWWISE_IN
 
-#define QUIRE_INSTANTIATE_ROWWISE_OUT(Out, Bf16)                                             \
-  template void FusedNBitRowwiseQuantizedSBHalfToFloatOrHalf<Out, Bf16>(                     \
-      int, const uint8_t*, size_t, int, Out*, bool);                                         \
-  template void Fused8BitRowwiseQuantizedSBFloatToFloatOrHalf<Out, Bf16>(const uint8_t*,     \
-                                                                         size_t, int, Out*); \
-  template void FusedNBitRowwiseQuantizedSBHalfToFloatOrHalfRef<Out, Bf16>(                  \
-      int, const uint8_t*, size_t, int, Out*, bool);                                         \
-  template void Fused8BitRowwiseQuantizedSBFloatToFloatOrHalfRef<Out, Bf16>(                 \
-      const uint8_t*, size_t, int, Out*);
-QUIRE_INSTANTIATE_ROWWISE_OUT(float, false)
-QUIRE_INSTANTIATE_ROWWISE_OUT(float16, false)
-QUIRE_INSTANTIATE_ROWWISE_OUT(float16, true)
-QUIRE_INSTANTIATE_ROWWISE_OUT(bfloat16, false)
+#define QUIRE_INSTANTIATE_ROWWISE_OUT(Out)                                                     \
+  template void FusedNBitRowwiseQuantizedSBHalfToFloatOrHalf<Out>(int, const uint8_t*, size_t, \
+                                                                  int, Out*, bool);            \
+  template void Fused8BitRowwiseQuantizedSBFloatToFloatOrHalf<Out>(                            \
+      const uint8_t*, size_t, int, Out*, const bool, const bool);                              \
+  template void FusedNBitRowwiseQuantizedSBHalfToFloatOrHalfRef<Out>(                          \
+      int, const uint8_t*, size_t, int, Out*, bool);                                           \
+  template void Fused8BitRowwiseQuantizedSBFloatToFloatOrHalfRef<Out>(                         \
+      const uint8_t*, size_t, int, Out*, const bool, const bool);
+QUIRE_INSTANTIATE_ROWWISE_OUT(float)
+QUIRE_INSTANTIATE_ROWWISE_OUT(float16)
+QUIRE_INSTANTIATE_ROWWISE_OUT(bfloat16)
 #undef QUIRE_INSTANTIATE_ROWWISE_OUT
 
 }  // namespace quire

@@ -27,6 +27,7 @@ struct Avx2 {
   static F add(F a, F b) { return _mm256_add_ps(a, b); }
   static F sub(F a, F b) { return _mm256_sub_ps(a, b); }
   static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
+  static F fmadd(F a, F b, F c) { return _mm256_fmadd_ps(a, b, c); }  // a * b + c, one rounding
   // vminps/vmaxps return the second operand when either is NaN.
   static F min(F a, F b) { return _mm256_min_ps(a, b); }
   static F max(F a, F b) { return _mm256_max_ps(a, b); }

@@ -117,7 +117,7 @@ template <class V, class T, bool kFixTop>
 void quantize_channels_impl(const float* src, T* dst, int64_t len, const float* inv_scale,
                             const float* zero_point, const QuantizeArgs& a) {
   constexpr int W = V::W;
-  const QuantizeLanes<V, true, kFixTop> lanes(a);
+  const QuantizeLanes<V, false, kFixTop> lanes(a);
   auto body = [&](const float* in, const float* inv, const float* zp, T* out) QUIRE_ALWAYS_INLINE {
     V::store(out, lanes(V::loadf(in), V::loadf(inv), V::loadf(zp)));
   };

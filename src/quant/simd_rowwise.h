@@ -92,7 +92,7 @@ void rowwise_quantize(const float* in, int cols, int bit_rate, float bias, float
   }
 }
 
-// x = q * scale + bias. Codes are spread to one byte per lane with pshufb (lane k takes
+// x = fma(q, scale, bias). Codes are spread to one byte per lane with pshufb (lane k takes
 // byte k / per_byte), widened, shifted right by (k % per_byte) * B and masked.
 template <class V, int B>
 void rowwise_dequantize_bits(const uint8_t* in, int cols, float scale, float bias, float* out) {
@@ -113,7 +113,7 @@ void rowwise_dequantize_bits(const uint8_t* in, int cols, float scale, float bia
           V::srlv(V::from_bytes(_mm_shuffle_epi8(load_bytes<in_bytes>(c), spread_v)), shift_v),
           mask);
     }
-    V::storef(o, V::add(V::mul(V::cvtif(q), s), b));
+    V::storef(o, V::fmadd(V::cvtif(q), s, b));
   };
   int j = 0;
   for (; j + W <= cols; j += W) body(in + j / per_byte, out + j);

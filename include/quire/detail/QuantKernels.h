@@ -20,8 +20,8 @@ namespace quire::detail {
 
 // float -> integer quantization with a saturating store:
 //   t = src * inv_scale                     (inv_scale = 1.0f / scale, in float)
-//   legacy:  r = nearbyint(t + zero_point)
-//   else:    r = nearbyint(t) + zero_point  (float addition)
+//   current: r = nearbyint(t) + zero_point  (float addition; FBGEMM's Quantize)
+//   legacy:  r = nearbyint(t + zero_point)  (the Caffe2 rounding FBGEMM dropped)
 //   out = r < qmin or NaN ? qmin : r > qmax ? qmax : (int32)r
 // qmin_f is (float)qmin, which must be exact (true for every precision's qmin);
 // qmax_f is the largest float <= qmax, so r > qmax_f means r > qmax.
@@ -47,7 +47,7 @@ template <class T>
 using QuantizeFn = void (*)(const float* src, T* dst, int64_t len, const QuantizeArgs& args);
 
 // Quantization with one scale and zero point per element position (the channels of a
-// KXC row): element i uses inv_scale[i] and zero_point[i] in the legacy formula above;
+// KXC row): element i uses inv_scale[i] and zero_point[i] in the current formula above;
 // args.inv_scale, args.zero_point and args.legacy are ignored.
 template <class T>
 using QuantizeChannelsFn = void (*)(const float* src, T* dst, int64_t len,
@@ -108,7 +108,8 @@ using RequantizeFixedFn = void (*)(const int32_t* src, T* dst, int64_t len,
 // per_byte = 8 / bit_rate, so a row has ceil(cols / per_byte) code bytes.
 //   quantize:   q = clamp(nearbyint((x - bias) * inv_scale), 0, 2^bit_rate - 1),
 //               NaN -> 0 (float subtract, then multiply)
-//   dequantize: x = q * scale + bias (float multiply, then add)
+//   dequantize: x = fma(q, scale, bias), rounded once (FBGEMM's vfmadd; for a half
+//               scale q * scale is exact, so this is also q * scale + bias in float)
 using RowwiseQuantizeFn = void (*)(const float* in, int cols, int bit_rate, float bias,
                                    float inv_scale, uint8_t* out);
 using RowwiseDequantizeFn = void (*)(const uint8_t* in, int cols, int bit_rate, float scale,

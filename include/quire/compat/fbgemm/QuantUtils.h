@@ -1,8 +1,11 @@
 // FBGEMM-compatible spelling of quire/QuantUtils.h: code written for fbgemm/QuantUtils.h
-// compiles unchanged against quire.
+// compiles unchanged against quire. As FBGEMM's, it also brings in QuantUtilsAvx2.h and
+// QuantUtilsAvx512.h.
 #pragma once
 
 #include "quire/QuantUtils.h"
+#include "quire/QuantUtilsAvx2.h"
+#include "quire/QuantUtilsAvx512.h"
 
 namespace fbgemm {
 using namespace ::quire;

@@ -1,0 +1,9 @@
+// FBGEMM-compatible spelling of quire/QuantUtilsAvx2.h: code written for fbgemm/QuantUtilsAvx2.h
+// compiles unchanged against quire.
+#pragma once
+
+#include "quire/QuantUtilsAvx2.h"
+
+namespace fbgemm {
+using namespace ::quire;
+}  // namespace fbgemm

@@ -1,0 +1,9 @@
+// FBGEMM-compatible spelling of quire/QuantUtilsAvx512.h: code written for fbgemm/QuantUtilsAvx512.h
+// compiles unchanged against quire.
+#pragma once
+
+#include "quire/QuantUtilsAvx512.h"
+
+namespace fbgemm {
+using namespace ::quire;
+}  // namespace fbgemm
