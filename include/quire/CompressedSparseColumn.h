@@ -77,7 +77,8 @@ class CompressedSparseColumn {
   // A is the convolution's NHWC uint8 input. Throws std::invalid_argument for null A or C,
   // ldc < block.col_size, a transposed convolution, a block outside the output's pixels
   // or NumOfCols, KHs / KWs / ICs not sized as Values or with entries outside the kernel
-  // or the input channels, and inconsistent arrays (the block's columns are checked).
+  // or the input channels, and inconsistent ColPtr / Values (the block's columns are
+  // checked). RowIdx is not read.
   void SparseConv(const conv_param_t<>& conv_p, const block_type_t& block, const uint8_t* A,
                   int32_t A_zero_point, bool accumulation, int32_t* C, int ldc) const;
 

@@ -33,12 +33,11 @@ class DoSConvOnInpBuffer {
                      std::int32_t A_zero_point, const CompressedSparseColumn& B_csc)
       : nextop_(nextop), A_(A), conv_p_(conv_p), A_zero_point_(A_zero_point), B_csc_(B_csc) {
     if (A == nullptr) detail::throw_bad_output_arg(kName, "A", "nullptr", "must not be null");
-    B_csc.validate("DoSConvOnInpBuffer: B_csc");
   }
 
   // inp holds the block's int32 results (element (i, j) at
-  // inp[(i - row_start) * ld_in + (j - col_start)]); SparseConv adds to them in place,
-  // then nextop runs on them.
+  // inp[(i - row_start) * ld_in + (j - col_start)]); SparseConv adds to them in place
+  // (and checks B_csc's arrays for the block's columns), then nextop runs on them.
   template <inst_set_t instSet>
   int f(outT* out, inT* inp, const block_type_t& block, int ld_out, int ld_in) const {
     detail::check_output_block(kName, block, ld_out, ld_in);

@@ -48,8 +48,18 @@ void CompressedSparseColumn::SparseConv(const conv_param_t<>& conv_p, const bloc
   detail::check_not_null(A, where, "A");
   detail::check_not_null(C, where, "C");
   detail::check_arg(ldc >= block.col_size, where, "ldc", ldc, "must be >= block.col_size");
-  check_sizes(where);
-  check_columns(where, block.col_start, block.col_start + block.col_size);
+  // ColPtr and Values as SpMDM checks them; RowIdx is not read (FBGEMM's callers may leave
+  // it empty), KHs, KWs and ICs take its place.
+  if (colptr_.size() != static_cast<size_t>(num_cols_) + 1 || colptr_[0] != 0 ||
+      colptr_.back() < 0 || static_cast<size_t>(colptr_.back()) != values_.size())
+    fail(where, "ColPtr (" + std::to_string(colptr_.size()) + " entries, first " +
+                    (colptr_.empty() ? std::string("none") : std::to_string(colptr_[0])) +
+                    ") must have NumOfCols + 1 = " + std::to_string(num_cols_ + 1) +
+                    " entries from 0 to the size of Values, " + std::to_string(values_.size()));
+  for (int c = block.col_start; c < block.col_start + block.col_size; ++c)
+    if (colptr_[c + 1] < colptr_[c] || colptr_[c] < 0 || colptr_[c + 1] > colptr_.back())
+      fail(where, "ColPtr[" + std::to_string(c + 1) + "]=" + std::to_string(colptr_[c + 1]) +
+                      " is outside [ColPtr[" + std::to_string(c) + "], nonzeros]");
   const int32_t p0 = colptr_[block.col_start], p1 = colptr_[block.col_start + block.col_size];
   check_taps(where, "KHs", kh_, values_.size(), p0, p1, conv_p.K[0], "K[0]");
   check_taps(where, "KWs", kw_, values_.size(), p0, p1, conv_p.K[1], "K[1]");
