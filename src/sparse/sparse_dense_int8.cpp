@@ -32,17 +32,35 @@ void check_bcsr(const char* where, const BCSRMatrix<>& m) {
   if (static_cast<int>(m.row_offsets.size()) != m.R)
     fail(where, "bcsr->row_offsets has " + std::to_string(m.row_offsets.size()) +
                     " entries, R=" + std::to_string(m.R) + " expected");
+  // Every call checks this, so the loops are OR reductions the compiler vectorizes (an
+  // early-exit loop it would not); the entry at fault is looked for only after one is
+  // known to exist. x lies outside [0, n) exactly when the sign bit of x | ~(x - n) is set
+  // (for 0 <= n < 2^31, in uint32).
+  const auto outside = [](int x, int64_t n) {
+    const uint32_t u = static_cast<uint32_t>(x);
+    return u | ~(u - static_cast<uint32_t>(n));
+  };
+  const int* ptr = m.rowBPtr.data();
+  uint32_t bad = 0;
+  for (int64_t e = 0; e < entries; ++e) bad |= outside(ptr[e], static_cast<int64_t>(nnzb) + 1);
+  // With every entry in [0, nnzb], a decrease is a negative difference.
+  for (int64_t e = 0; e + 1 < entries; ++e) bad |= static_cast<uint32_t>(ptr[e + 1] - ptr[e]);
+  if (bad >> 31)
+    for (int64_t e = 1; e < entries; ++e)
+      if (ptr[e] < ptr[e - 1] || ptr[e] > static_cast<int64_t>(nnzb))
+        fail(where, "bcsr->rowBPtr[" + std::to_string(e) + "]=" + std::to_string(ptr[e]) +
+                        " is outside [rowBPtr[" + std::to_string(e - 1) + "], " +
+                        std::to_string(nnzb) + "]");
   for (int64_t t = 0; t < tiles; ++t) {
     const int blocks = (std::min(m.C - static_cast<int>(t) * m.COLTILE, m.COLTILE) + 3) / 4;
-    for (int64_t e = t * m.R; e < (t + 1) * m.R; ++e) {
-      if (m.rowBPtr[e + 1] < m.rowBPtr[e])
-        fail(where, "bcsr->rowBPtr[" + std::to_string(e + 1) + "]=" +
-                        std::to_string(m.rowBPtr[e + 1]) + " is less than the entry before it");
-      for (int r = m.rowBPtr[e]; r < m.rowBPtr[e + 1]; ++r)
-        if (m.colBIdx[r] < 0 || m.colBIdx[r] >= blocks)
-          fail(where, "bcsr->colBIdx[" + std::to_string(r) + "]=" + std::to_string(m.colBIdx[r]) +
-                          " is outside [0, " + std::to_string(blocks) + ")");
-    }
+    const int r0 = ptr[t * m.R], r1 = ptr[(t + 1) * m.R];
+    uint32_t bad_index = 0;
+    for (int r = r0; r < r1; ++r) bad_index |= outside(m.colBIdx[r], blocks);
+    if ((bad_index >> 31) == 0) continue;
+    for (int r = r0; r < r1; ++r)
+      if (m.colBIdx[r] < 0 || m.colBIdx[r] >= blocks)
+        fail(where, "bcsr->colBIdx[" + std::to_string(r) + "]=" + std::to_string(m.colBIdx[r]) +
+                        " is outside [0, " + std::to_string(blocks) + ")");
   }
 }
 
