@@ -2,6 +2,8 @@
 // sparse column form, and SpMDM, the exact int32 product of a uint8 dense matrix with it.
 // acc16 uses it for the weights the outlier split (OutlierSplit.h) moves out of the
 // saturating int16 kernels; DoSpmdmOnInpBuffer adds its product in the output pipeline.
+// For a 2D convolution, SparseConv (and DoSConvOnInpBuffer) read each nonzero's kernel
+// position and input channel from KHs, KWs and ICs instead of RowIdx.
 //
 // Layout: the nonzeros of column c are p in [ColPtr()[c], ColPtr()[c + 1]), each at row
 // RowIdx()[p] with value Values()[p]. ColPtr has NumOfCols + 1 entries, starts at 0 and
@@ -14,6 +16,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "quire/ConvUtils.h"
 #include "quire/Types.h"
 
 namespace quire {
@@ -32,6 +35,14 @@ class CompressedSparseColumn {
   const std::vector<int32_t>& ColPtr() const { return colptr_; }
   const std::vector<int16_t>& RowIdx() const { return rowidx_; }
   const std::vector<int8_t>& Values() const { return values_; }
+  // For SparseConv, one entry per nonzero (as Values): its kernel row, kernel column and
+  // input channel; ICs include the group (channel g * IC / G + c of group g).
+  std::vector<int16_t>& KHs() { return kh_; }
+  std::vector<int16_t>& KWs() { return kw_; }
+  std::vector<int16_t>& ICs() { return ic_; }
+  const std::vector<int16_t>& KHs() const { return kh_; }
+  const std::vector<int16_t>& KWs() const { return kw_; }
+  const std::vector<int16_t>& ICs() const { return ic_; }
 
   size_t NumOfRows() const { return static_cast<size_t>(num_rows_); }
   size_t NumOfCols() const { return static_cast<size_t>(num_cols_); }
@@ -54,6 +65,22 @@ class CompressedSparseColumn {
   // size, and for inconsistent arrays (the parts this block reads are checked).
   void SpMDM(const block_type_t& block, const uint8_t* A, int lda, bool accumulation,
              int32_t* C, int ldc) const;
+
+  // The sparse part of a 2D convolution, as an im2col product. For i in
+  // [0, block.row_size) (output pixel p = block.row_start + i of the NHWC output: batch n,
+  // row oh, column ow) and j in [0, block.col_size) (output channel c = block.col_start
+  // + j), over the nonzeros (kh, kw, ic, v) of column c:
+  //   ih = oh * stride[0] - pad[0] + kh * dilation[0], iw likewise,
+  //   s += v * (A[((n * IN_DIM[0] + ih) * IN_DIM[1] + iw) * IC + ic] if (ih, iw) is inside
+  //             the input, else A_zero_point)                          (exact, modulo 2^32)
+  //   C[i * ldc + j] = s, or += s when accumulation.
+  // A is the convolution's NHWC uint8 input. Throws std::invalid_argument for null A or C,
+  // ldc < block.col_size, a transposed convolution, a block outside the output's pixels
+  // or NumOfCols, KHs / KWs / ICs not sized as Values or with entries outside the kernel
+  // or the input channels, and inconsistent ColPtr / Values (the block's columns are
+  // checked). RowIdx is not read.
+  void SparseConv(const conv_param_t<>& conv_p, const block_type_t& block, const uint8_t* A,
+                  int32_t A_zero_point, bool accumulation, int32_t* C, int ldc) const;
 
   // quire's additions.
   // The nonzeros of B (rows x cols, row-major, ldb >= cols), rows ascending per column.
@@ -78,6 +105,7 @@ class CompressedSparseColumn {
   std::vector<int32_t> colptr_;
   std::vector<int16_t> rowidx_;
   std::vector<int8_t> values_;
+  std::vector<int16_t> kh_, kw_, ic_;
 };
 
 }  // namespace quire

@@ -5,6 +5,7 @@
 #include "quire/CompressedSparseColumn.h"
 #include "quire/FbgemmBF16.h"
 #include "quire/Conv.h"
+#include "quire/DoSConvOnInpBuffer.h"
 #include "quire/DoSpmdmOnInpBuffer.h"
 #include "quire/Gemm.h"
 #include "quire/OutputProcessing.h"

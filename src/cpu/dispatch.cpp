@@ -73,12 +73,12 @@ const IsaRecord kRecords[] = {
     {Isa::avx512_vnni_ymm, inst_set_t::avx512_vnni_ymm, "avx512_vnni_ymm", 8, kYmmVnni,
      &jit_kernel<Isa::avx512_vnni_ymm>, nullptr, kYmmVnni, nullptr, 0, nullptr,
      &pack::pack_a_avx512, &kEpilogueAvx512, &kQuantAvx512, &conv::kConvAvx2,
-     &kSpmdmAvx512},
+     &kSpmdmAvx512Vnni},
     {Isa::avx512_vnni, inst_set_t::avx512_vnni, "avx512_vnni", 16, kAvx512Vnni,
      &jit_kernel<Isa::avx512_vnni>, nullptr, kAvx512Vnni, &jit_kernel<Isa::avx512_vnni, true>, 12,
      nullptr,
      &pack::pack_a_avx512, &kEpilogueAvx512, &kQuantAvx512, &conv::kConvAvx512Vnni,
-     &kSpmdmAvx512},
+     &kSpmdmAvx512Vnni},
 };
 
 bool cpu_has(Isa isa) {

@@ -1,5 +1,6 @@
 // kSpmdmAvx2: SpMDM on AVX2, the vector loop of spmdm_simd.h on ymm registers (chunks of
 // up to 64 rows), or by rows where the rule below expects that to be faster.
+#include "sparse/sparse_dense_kernels.h"
 #include "sparse/spmdm_simd.h"
 #include "sparse/spmdm_ymm.h"
 
@@ -20,6 +21,7 @@ void run(const SpmdmArgs& a) { spmdm_run<SpmdmYmm, SpmdmYmm>(a, kCosts); }
 }  // namespace
 
 constinit const SpmdmKernels kSpmdmAvx2 = {"avx2", &run, &spmdm_by_rows,
-                                         &spmdm_transposed_vector<SpmdmYmm, SpmdmYmm>};
+                                         &spmdm_transposed_vector<SpmdmYmm, SpmdmYmm>,
+                                         &kSparseDenseAvx2};
 
 }  // namespace quire::detail

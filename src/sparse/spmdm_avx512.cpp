@@ -1,6 +1,7 @@
 // kSpmdmAvx512: SpMDM on AVX-512 (F/BW), the vector loop of spmdm_simd.h on zmm
 // registers (chunks of up to 64 rows; a last chunk of at most 16 rows on ymm), or by
 // rows where the rule below expects that to be faster.
+#include "sparse/sparse_dense_kernels.h"
 #include "sparse/spmdm_simd.h"
 #include "sparse/spmdm_ymm.h"
 
@@ -81,6 +82,10 @@ void run(const SpmdmArgs& a) { spmdm_run<SpmdmZmm, SpmdmYmm>(a, kCosts); }
 }  // namespace
 
 constinit const SpmdmKernels kSpmdmAvx512 = {"avx512", &run, &spmdm_by_rows,
-                                         &spmdm_transposed_vector<SpmdmZmm, SpmdmYmm>};
+                                         &spmdm_transposed_vector<SpmdmZmm, SpmdmYmm>,
+                                         &kSparseDenseAvx512};
+constinit const SpmdmKernels kSpmdmAvx512Vnni = {"avx512_vnni", &run, &spmdm_by_rows,
+                                             &spmdm_transposed_vector<SpmdmZmm, SpmdmYmm>,
+                                             &kSparseDenseAvx512Vnni};
 
 }  // namespace quire::detail

@@ -1,6 +1,7 @@
 // The portable SpMDM table (by rows, or transposed with SSE2: SSE2 is part of x86-64
 // itself), the loops every path shares and the vector paths' rule.
 #include "sparse/spmdm_kernels.h"
+#include "sparse/sparse_dense_kernels.h"
 
 #include <emmintrin.h>
 
@@ -126,6 +127,6 @@ void spmdm_portable(const SpmdmArgs& a) {
 }  // namespace
 
 constinit const SpmdmKernels kSpmdmPortable = {"portable", &spmdm_portable, &spmdm_by_rows,
-                                              &spmdm_transposed};
+                                              &spmdm_transposed, &kSparseDensePortable};
 
 }  // namespace quire::detail

@@ -1,4 +1,6 @@
-// The loops behind CompressedSparseColumn::SpMDM, one table per ISA (IsaRecord::spmdm).
+// The loops behind CompressedSparseColumn::SpMDM, one table per ISA (IsaRecord::spmdm),
+// with the path's table of sparse x dense products (BCSR int8, CSR fp32; see
+// src/sparse/sparse_dense_kernels.h).
 //
 // SpMDM validates its arguments, resolves them into SpmdmArgs and calls run of the
 // active record's table. Every routine computes, for i < block.row_size and
@@ -31,6 +33,8 @@ struct SpmdmArgs {
 };
 using SpmdmFn = void (*)(const SpmdmArgs&);
 
+struct SparseDenseKernels;  // src/sparse/sparse_dense_kernels.h
+
 struct SpmdmKernels {
   const char* name;
   // The loop of the two below that the path's measured rule expects to be the faster
@@ -41,10 +45,13 @@ struct SpmdmKernels {
   // A transposed, nonzeros applied to many rows at once: SSE2 on the portable path
   // (spmdm_kernels.cpp), AVX2 / AVX-512 (spmdm_simd.h) on the others.
   SpmdmFn transposed;
+  // fbgemmSparseDenseInt8MM, SparseDenseMM and trRequantizeOpt's loops on this path.
+  const SparseDenseKernels* dense;
 };
 
 extern const SpmdmKernels kSpmdmPortable;
 extern const SpmdmKernels kSpmdmAvx2;
 extern const SpmdmKernels kSpmdmAvx512;
+extern const SpmdmKernels kSpmdmAvx512Vnni;  // kSpmdmAvx512's loops, VNNI sparse x dense
 
 }  // namespace quire::detail

@@ -1,5 +1,6 @@
-// FBGEMM compatibility: fbgemm/FbgemmI8Spmdm.h (CompressedSparseColumn and its SpMDM).
-// DoSpmdmOnInpBuffer comes with fbgemm/Fbgemm.h, as in FBGEMM.
+// FBGEMM compatibility: fbgemm/FbgemmI8Spmdm.h (CompressedSparseColumn with its SpMDM,
+// and SparseConv with KHs / KWs / ICs). DoSpmdmOnInpBuffer and DoSConvOnInpBuffer come
+// with fbgemm/Fbgemm.h, as in FBGEMM.
 #pragma once
 
 #include "quire/CompressedSparseColumn.h"

@@ -1,0 +1,13 @@
+// FBGEMM compatibility: fbgemm/FbgemmSparse.h (CSRMatrix, BCSRMatrix, fbgemmDenseToCSR,
+// fbgemmDenseToBCSR, SparseDenseMM, fbgemmSparseDenseInt8MM).
+#pragma once
+
+#include "quire/Bcsr.h"
+#include "quire/SparseDenseMM.h"
+#include "quire/SparseRequantize.h"
+#include "quire/Types.h"
+#include "quire/Utils.h"
+
+namespace fbgemm {
+using namespace ::quire;
+}  // namespace fbgemm
