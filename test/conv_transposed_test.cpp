@@ -69,7 +69,8 @@ const Config kConfigs[] = {
 
 // The per-pixel column offsets of one requantization, from a fresh matrix (the offsets
 // are made once per matrix, and each configuration has its own B zero points).
-std::vector<int32_t> pixel_col_offsets(const ConvProblem<2>& c, const Requant<2>& rq) {
+template <int D>
+std::vector<int32_t> pixel_col_offsets(const ConvProblem<D>& c, const Requant<D>& rq) {
   PackedDirectConvMatrix m(c.p.IC, c.p.OC, kernel_prod(c.p), c.W.data());
   std::vector<int32_t> col;
   std::vector<int32_t> b_zp = rq.b_zp;
@@ -79,9 +80,9 @@ std::vector<int32_t> pixel_col_offsets(const ConvProblem<2>& c, const Requant<2>
 }
 
 // Runs one requantization through fbgemmDirectConv (direct = true) or fbgemmConv.
-template <bool RELU, Gran Q, class BiasT>
-std::vector<uint8_t> run(const ConvProblem<2>& c, const Requant<2>& rq, const int32_t* col,
-                         PackedDirectConvMatrix* m, PackWeightsForConv<2>* w, int threads) {
+template <bool RELU, Gran Q, class BiasT, int D>
+std::vector<uint8_t> run(const ConvProblem<D>& c, const Requant<D>& rq, const int32_t* col,
+                         PackedDirectConvMatrix* m, PackWeightsForConv<D>* w, int threads) {
   const BiasT* bias = nullptr;
   if constexpr (std::is_same_v<BiasT, float>)
     bias = rq.bias_f32.data();
@@ -102,9 +103,10 @@ std::vector<uint8_t> run(const ConvProblem<2>& c, const Requant<2>& rq, const in
   return out;
 }
 
-std::vector<uint8_t> run_config(const ConvProblem<2>& c, const Requant<2>& rq,
+template <int D>
+std::vector<uint8_t> run_config(const ConvProblem<D>& c, const Requant<D>& rq,
                                 const int32_t* col, PackedDirectConvMatrix* m,
-                                PackWeightsForConv<2>* w, int threads) {
+                                PackWeightsForConv<D>* w, int threads) {
   const bool f32 = rq.bias_kind == BiasKind::f32;
   if (rq.gran == Gran::TENSOR) {
     if (rq.relu)
@@ -122,11 +124,12 @@ std::vector<uint8_t> run_config(const ConvProblem<2>& c, const Requant<2>& rq,
 
 // Every configuration, ISA and thread count of one shape, through the direct entry
 // point (use_fbgemm_conv false) or fbgemmConv.
-void check_shape(const P2& p, bool use_fbgemm_conv, uint32_t seed) {
+template <int D>
+void check_shape(const conv_param_t<D>& p, bool use_fbgemm_conv, uint32_t seed) {
   SCOPED_TRACE(p.toString());
-  const ConvProblem<2> c(p, 97, seed);
+  const ConvProblem<D> c(p, 97, seed);
   for (const Config& k : kConfigs) {
-    const Requant<2> rq(c, k.gran, k.relu, k.bias, k.b_symmetric, ++seed);
+    const Requant<D> rq(c, k.gran, k.relu, k.bias, k.b_symmetric, ++seed);
     SCOPED_TRACE(std::string(gran_name(k.gran)) + " relu=" + std::to_string(k.relu) +
                  " bias=" + std::to_string(static_cast<int>(k.bias)));
     const bool direct = !use_fbgemm_conv || ConvFastPath(p) == Path::directconv;
@@ -136,7 +139,7 @@ void check_shape(const P2& p, bool use_fbgemm_conv, uint32_t seed) {
       ScopedIsa scoped(isa.isa);
       SCOPED_TRACE(instSetName(isa.isa));
       PackedDirectConvMatrix m(p.IC, p.OC, kernel_prod(p), c.W.data());
-      PackWeightsForConv<2> w(p, c.W.data());
+      PackWeightsForConv<D> w(p, c.W.data());
       for (int threads : {1, 2, 3}) {
         SCOPED_TRACE("threads=" + std::to_string(threads));
         EXPECT_TRUE(same_bits(rq.want, run_config(c, rq, col.data(), use_fbgemm_conv ? nullptr : &m,
@@ -150,6 +153,16 @@ TEST(TransposedConv, DirectEntryPointMatchesReference) {
   uint32_t seed = 100;
   for (const P2& p : direct_shapes()) check_shape(p, false, seed += 10);
   for (const P2& p : directconv_shapes()) check_shape(p, false, seed += 10);
+}
+
+// quire's fbgemmDirectConv also runs 1D and 3D transposed convolutions (FBGEMM's is 2D
+// only); fbgemmConv sends those to im2col.
+TEST(TransposedConv, DirectEntryPoint1DAnd3D) {
+  check_shape(conv_param_t<1>(2, 9, 8, {7}, 1, {3}, {2}, {1, 0}, {1}, {1}, true), false, 300);
+  check_shape(conv_param_t<1>(1, 16, 5, {17}, 1, {2}, {1}, {0, 1}, {1}, {0}, true), false, 310);
+  check_shape(conv_param_t<3>(1, 8, 7, {3, 2, 5}, 1, {2, 2, 3}, {2, 1, 2}, {0, 1, 0, 1, 0, 1},
+                              {1, 1, 1}, {1, 0, 1}, true),
+              false, 320);
 }
 
 TEST(TransposedConv, FbgemmConvTakesDirectconv) {
@@ -287,7 +300,7 @@ TEST(TransposedConv, ExtremeValues) {
         if (!isa.supported) continue;
         ScopedIsa scoped(isa.isa);
         PackedDirectConvMatrix m(p.IC, p.OC, kernel_prod(p), c.W.data());
-        EXPECT_TRUE(same_bits(rq.want, run_config(c, rq, col.data(), &m, nullptr, 2)))
+        EXPECT_TRUE(same_bits(rq.want, run_config<2>(c, rq, col.data(), &m, nullptr, 2)))
             << instSetName(isa.isa);
       }
     }
