@@ -4,10 +4,11 @@
 // documentation (quire/ConvFastPath.h) promises, and the test checks ConvFastPath and
 // conv_path_taken say so: depthwise 3x3 / 5x5 / 3x3x3 with strides 1 to 3, pads 0 to 2
 // (asymmetric), channel counts with vector tails; groupwise with 4, 8 and 16 channels per
-// group, 1D to 3D, strides, dilation, odd channel totals; pointwise; im2col for the rest
-// (7x7, dilated depthwise, transposed). Requantization covers TENSOR, GROUP and
+// group, 1D to 3D, strides, dilation, odd channel totals; pointwise; directconv
+// (transposed 2 x K kernels, per-pixel column offsets); im2col for the rest (7x7,
+// dilated depthwise, other transposed shapes). Requantization covers TENSOR, GROUP and
 // OUT_CHANNEL, ReLU on and off, no / int32 / float bias, symmetric and asymmetric B.
-// ReQuantizeForFloat pipelines take the GEMM for depthwise and groupwise shapes.
+// ReQuantizeForFloat pipelines take the GEMM for depthwise, groupwise and directconv shapes.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -53,6 +54,9 @@ std::vector<Shape<2>> shapes2d() {
       {P(1, 8, 8, {5, 4}, 8, {7, 7}, {1, 1}, {3, 3, 3, 3}), Path::im2col},
       {P(1, 8, 6, {4, 5}, 2, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, {1, 0}, true), Path::im2col},
       {P(2, 4, 4, {5, 5}, 1, {1, 1}, {2, 2}, {0, 0, 0, 0}), Path::im2col},
+      // directconv (its col_offsets are per output pixel, see run_conv)
+      {P(1, 16, 24, {3, 7}, 1, {2, 3}, {2, 2}, {0, 0, 1, 0}, {1, 1}, {1, 0}, true), Path::directconv},
+      {P(2, 8, 8, {4, 5}, 1, {2, 6}, {1, 2}, {0, 0, 0, 0}, {1, 1}, {0, 1}, true), Path::directconv},
   };
 }
 
@@ -100,12 +104,22 @@ std::vector<uint8_t> run_conv(const ConvProblem<D>& c, const Requant<D>& rq,
     bias = rq.bias_f32.data();
   else if (rq.bias_kind == BiasKind::i32)
     bias = rq.bias_i32.data();
+  // The directconv path takes per-pixel column offsets (quire/DirectConv.h).
+  std::vector<int32_t> col = rq.col_offsets;
+  if constexpr (D == 2) {
+    if (expected == Path::directconv) {
+      std::vector<int32_t> b_zp = rq.b_zp;
+      PackedDirectConvMatrix(c.p.IC, c.p.OC, kernel_prod(c.p), c.W.data())
+          .col_offsets_with_zero_pt_s8acc32_DirectConvT(c.p, b_zp.data(), col,
+                                                        c.p.OC / static_cast<int>(b_zp.size()));
+    }
+  }
   std::vector<uint8_t> out(c.C32.size(), 0);
   std::vector<int32_t> buffer(c.C32.size());
   for_each_thread(threads, [&](int t, int n) {
     DoNothing<> done;
     Op op(done, rq.multiplier.data(), rq.c_zp, c.a_zp, rq.b_zp.data(), nullptr,
-          rq.col_offsets.data(), bias, c.p.OC, c.p.G, rq.act_w_scale.data());
+          col.data(), bias, c.p.OC, c.p.G, rq.act_w_scale.data());
     fbgemmConv(c.p, c.A.data(), w, out.data(), buffer.data(), op, t, n);
   });
   return out;
@@ -180,6 +194,11 @@ Path documented_path(const conv_param_t<D>& p) {
   if (!p.transposed && p.G > 1 && icg == p.OC / p.G && (icg == 4 || icg == 8 || icg == 16))
     return Path::groupwise;
   if (k1 && plain) return Path::pointwise;
+  bool direct = D == 2 && p.transposed && p.G == 1 && p.IC % 8 == 0 && p.OC % 8 == 0 &&
+                p.K[0] == 2 && p.K[D - 1] <= 6;
+  for (int d = 0; d < D; ++d)
+    direct = direct && (p.stride[d] == 1 || p.stride[d] == 2) && p.dilation[d] == 1 && p.pad[d] == 0;
+  if (direct) return Path::directconv;
   return Path::im2col;
 }
 
@@ -250,7 +269,8 @@ TEST(FbgemmConv, ExtremeValues) {
 // with the weights packed for the GEMM on first use.
 TEST(FbgemmConv, FloatOutputTakesTheGemm) {
   for (const Shape<2>& s : shapes2d()) {
-    if (s.path != Path::depthwise && s.path != Path::groupwise) continue;
+    if (s.path != Path::depthwise && s.path != Path::groupwise && s.path != Path::directconv)
+      continue;
     SCOPED_TRACE(s.p.toString());
     const ConvProblem<2> c(s.p, 90, 5);
     const Requant<2> rq(c, Gran::OUT_CHANNEL, true, BiasKind::f32, false, 6);

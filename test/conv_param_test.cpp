@@ -62,7 +62,8 @@ void expect_rejects(F make, const std::string& name) {
 
 TEST(ConvParam, RejectsImpossibleShapes) {
   using P = conv_param_t<2>;
-  expect_rejects([] { P(0, 4, 4, {5, 5}, 1, {3, 3}, {1, 1}, {1, 1, 1, 1}); }, "MB=0");
+  // MB = 0 is an empty batch (conv_empty_batch_test); a negative one is impossible.
+  expect_rejects([] { P(-1, 4, 4, {5, 5}, 1, {3, 3}, {1, 1}, {1, 1, 1, 1}); }, "MB=-1");
   expect_rejects([] { P(1, 0, 4, {5, 5}, 1, {3, 3}, {1, 1}, {1, 1, 1, 1}); }, "IC=0");
   expect_rejects([] { P(1, 4, -2, {5, 5}, 1, {3, 3}, {1, 1}, {1, 1, 1, 1}); }, "OC=-2");
   expect_rejects([] { P(1, 4, 4, {5, 5}, 0, {3, 3}, {1, 1}, {1, 1, 1, 1}); }, "G=0");

@@ -4,6 +4,7 @@
 #include "quire/ConvFastPath.h"
 #include "quire/ConvUtils.h"
 #include "quire/Depthwise.h"
+#include "quire/DirectConv.h"
 #include "quire/FbgemmConv.h"
 #include "quire/GroupwiseConv.h"
 #include "quire/PackAWithIm2Col.h"

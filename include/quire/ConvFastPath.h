@@ -8,10 +8,13 @@
 //              several groups' output channels (quire/GroupwiseConv.h).
 //   pointwise  every kernel size 1, stride 1, no padding, not transposed: A is already
 //              the im2col matrix; straight to the GEMM.
-//   im2col     everything else (transposed convolutions included): im2col fused into
-//              the packing of A (PackAWithIm2Col), then the GEMM.
-// The first that applies is taken. fastpath1d and directconv exist for FBGEMM source
-// compatibility; quire never chooses them.
+//   directconv transposed 2D, G = 1, IC and OC multiples of 8, a 2 x (1..6) kernel,
+//              strides 1 or 2, dilation 1, begin pads 0 (end pads and output_pad free):
+//              FBGEMM's rule. Direct scatter of GEMM products (quire/DirectConv.h).
+//   im2col     everything else (the other transposed convolutions included): im2col
+//              fused into the packing of A (PackAWithIm2Col), then the GEMM.
+// The first that applies is taken, in FBGEMM's order. fastpath1d exists for FBGEMM
+// source compatibility; quire, like FBGEMM, never chooses it.
 #pragma once
 
 #include <cstdint>
@@ -65,10 +68,23 @@ bool takePointWiseFastPath(const conv_param_t<SPATIAL_DIM>& conv_p) {
 }
 
 template <int SPATIAL_DIM = 2, typename ACC_T = int32_t>
+bool takeDirectConvPath(const conv_param_t<SPATIAL_DIM>& conv_p) {
+  if (!std::is_same_v<ACC_T, int32_t> || SPATIAL_DIM != 2 || !conv_p.transposed) return false;
+  if (conv_p.G != 1 || conv_p.IC % 8 != 0 || conv_p.OC % 8 != 0) return false;
+  if (conv_p.K[0] != 2 || conv_p.K[SPATIAL_DIM - 1] > 6) return false;
+  for (int d = 0; d < SPATIAL_DIM; ++d) {
+    if (conv_p.stride[d] != 1 && conv_p.stride[d] != 2) return false;
+    if (conv_p.dilation[d] != 1 || conv_p.pad[d] != 0) return false;
+  }
+  return true;
+}
+
+template <int SPATIAL_DIM = 2, typename ACC_T = int32_t>
 optimized_conv_t ConvFastPath(const conv_param_t<SPATIAL_DIM>& conv_p) {
   if (takeDepthWiseFastPath<SPATIAL_DIM, ACC_T>(conv_p)) return optimized_conv_t::depthwise;
   if (fbgemmOptimizedGConv<SPATIAL_DIM>(conv_p)) return optimized_conv_t::groupwise;
   if (takePointWiseFastPath<SPATIAL_DIM>(conv_p)) return optimized_conv_t::pointwise;
+  if (takeDirectConvPath<SPATIAL_DIM, ACC_T>(conv_p)) return optimized_conv_t::directconv;
   return optimized_conv_t::im2col;
 }
 

@@ -77,7 +77,7 @@ void check_conv_param(const conv_param_t<D>& p, const char* where) {
   const auto positive = [&](const std::string& name, int v) {
     if (v < 1) fail_conv_param(where, name, v, "must be >= 1");
   };
-  positive("MB", p.MB);
+  if (p.MB < 0) fail_conv_param(where, "MB", p.MB, "must be >= 0");  // 0: an empty batch
   positive("IC", p.IC);
   positive("OC", p.OC);
   positive("G", p.G);

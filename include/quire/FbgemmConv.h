@@ -4,11 +4,16 @@
 //   groupwise -> fbgemmGroupwiseConv      (direct kernel, requantized in registers)
 //   pointwise -> fbgemmPacked on A itself (PackAWithRowOffset, or PackAMatrix when B is
 //                symmetric)
+//   directconv -> fbgemmDirectConv        (transposed: GEMM products scattered to the
+//                output; its col_offsets are per output pixel, see quire/DirectConv.h)
 //   im2col    -> fbgemmPacked on PackAWithIm2Col (im2col fused into packing A)
 // The direct kernels apply ReQuantizeOutput's formula themselves, so they run only when
-// the output pipeline is a ReQuantizeOutput to uint8 ending the pipeline; any other
-// pipeline (ReQuantizeForFloat, ops chained after a requantization) runs those shapes as
-// GEMMs (pointwise or im2col), which apply any pipeline. conv_path_taken says which.
+// the output pipeline is a ReQuantizeOutput to uint8 ending the pipeline (what FBGEMM
+// instantiates); any other pipeline (ReQuantizeForFloat, ops chained after a
+// requantization) runs those shapes as GEMMs (pointwise or im2col, with per-channel
+// col_offsets), which apply any pipeline. conv_path_taken says which.
+// An empty batch (MB = 0) is valid and does nothing (out is not touched; the data
+// pointers may then be null).
 #pragma once
 
 #include <cstdint>
@@ -19,6 +24,7 @@
 
 #include "quire/ConvFastPath.h"
 #include "quire/ConvUtils.h"
+#include "quire/DirectConv.h"
 #include "quire/Gemm.h"
 #include "quire/GroupwiseConv.h"
 #include "quire/OutputProcessing.h"
@@ -38,22 +44,6 @@ template <bool RELU, QuantizationGranularity Q, class BIAS_T>
 struct is_direct_requantize<
     ReQuantizeOutput<RELU, Q, BIAS_T, uint8_t, int32_t, DoNothing<uint8_t, uint8_t>>>
     : std::true_type {};
-
-// Whether every B zero point the pipeline uses is 0 (then A's row sums are not needed).
-// GROUP granularity has one zero point per conv group.
-template <class Op, int D>
-bool b_symmetric(const Op& op, const conv_param_t<D>& p) {
-  if constexpr (requires { op.getBZeroPoint(); Op::QGRANType; }) {
-    const int count = Op::QGRANType == QuantizationGranularity::TENSOR  ? 1
-                      : Op::QGRANType == QuantizationGranularity::GROUP ? p.G
-                                                                        : p.OC;
-    const int32_t* zp = op.getBZeroPoint();
-    for (int i = 0; i < count; ++i)
-      if (zp[i] != 0) return false;
-    return true;
-  }
-  return false;
-}
 
 // The requantization of a ReQuantizeOutput pipeline, for the direct kernels.
 template <bool RELU, QuantizationGranularity Q, class BIAS_T, int D>
@@ -85,7 +75,8 @@ DirectRequant direct_requant(const ReQuantizeOutput<RELU, Q, BIAS_T>& op,
 template <typename processOutputType, int SPATIAL_DIM = 2, typename ACC_T = int32_t>
 optimized_conv_t conv_path_taken(const conv_param_t<SPATIAL_DIM>& conv_p) {
   const optimized_conv_t path = ConvFastPath<SPATIAL_DIM, ACC_T>(conv_p);
-  const bool direct = path == optimized_conv_t::depthwise || path == optimized_conv_t::groupwise;
+  const bool direct = path == optimized_conv_t::depthwise ||
+                      path == optimized_conv_t::groupwise || path == optimized_conv_t::directconv;
   if (!direct || detail::is_direct_requantize<processOutputType>::value) return path;
   return takePointWiseFastPath(conv_p) ? optimized_conv_t::pointwise : optimized_conv_t::im2col;
 }
@@ -108,8 +99,6 @@ int fbgemmConv(const conv_param_t<SPATIAL_DIM>& conv_p, const uint8_t* activatio
                 "(ReQuantizeOutput or ReQuantizeForFloat)");
   constexpr const char* kWhere = "fbgemmConv";
   detail::check_conv_param(conv_p, kWhere);
-  detail::check_not_null(activations, kWhere, "activations");
-  detail::check_not_null(out, kWhere, "out");
   detail::check_arg(num_threads >= 1, kWhere, "num_threads", num_threads, "must be >= 1");
   detail::check_arg(thread_id >= 0 && thread_id < num_threads, kWhere, "thread_id", thread_id,
                     "must be in [0, num_threads)");
@@ -117,6 +106,9 @@ int fbgemmConv(const conv_param_t<SPATIAL_DIM>& conv_p, const uint8_t* activatio
     throw std::invalid_argument(std::string(kWhere) +
                                 ": packed_weights were packed for other conv parameters (" +
                                 packed_weights.mismatchingParams(conv_p) + ")");
+  if (conv_p.MB == 0) return 0;
+  detail::check_not_null(activations, kWhere, "activations");
+  detail::check_not_null(out, kWhere, "out");
 
   const optimized_conv_t path = conv_path_taken<processOutputType, SPATIAL_DIM, ACC_T>(conv_p);
   if constexpr (detail::is_direct_requantize<processOutputType>::value) {
@@ -125,6 +117,11 @@ int fbgemmConv(const conv_param_t<SPATIAL_DIM>& conv_p, const uint8_t* activatio
       detail::depthwise_conv(detail::conv_geometry(conv_p), activations,
                              packed_weights.getPackedWForDepthwise()->PackedMat(), r, out,
                              thread_id, num_threads, kWhere);
+      return 0;
+    }
+    if (path == optimized_conv_t::directconv) {
+      fbgemmDirectConv(conv_p, activations, *packed_weights.getPackedWForDirectconv(), out,
+                       outBuffer, outProcess, outProcess.getBias(), thread_id, num_threads);
       return 0;
     }
     if (path == optimized_conv_t::groupwise) {

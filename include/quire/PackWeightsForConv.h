@@ -1,10 +1,10 @@
 // PackWeightsForConv: a convolution's weights, packed once for the path its shape takes
-// (ConvFastPath): PackedDepthWiseConvMatrix, PackWeightMatrixForGConv, or PackBMatrix
-// for the GEMM paths (pointwise and im2col). sdata is KRSC: G x OC/G x kernel x IC/G,
+// (ConvFastPath): PackedDepthWiseConvMatrix, PackWeightMatrixForGConv,
+// PackedDirectConvMatrix, or PackBMatrix for the GEMM paths (pointwise and im2col). sdata is KRSC: G x OC/G x kernel x IC/G,
 // which is exactly PackBMatrix's Transpose form with K = kernel * IC and N = OC / G.
 //
-// fbgemmConv runs the direct depthwise and groupwise kernels only for a ReQuantizeOutput
-// pipeline; any other output pipeline on those shapes runs as a GEMM, whose packed B
+// fbgemmConv runs the depthwise, groupwise and directconv kernels only for a
+// ReQuantizeOutput pipeline; any other output pipeline on those shapes runs as a GEMM, whose packed B
 // is then made once, on first use, from the packed direct form (gemmWeights()).
 #pragma once
 
@@ -19,6 +19,7 @@
 #include "quire/ConvFastPath.h"
 #include "quire/ConvUtils.h"
 #include "quire/Depthwise.h"
+#include "quire/DirectConv.h"
 #include "quire/GroupwiseConv.h"
 #include "quire/PackBMatrix.h"
 
@@ -48,6 +49,10 @@ class PackWeightsForConv {
       case optimized_conv_t::pointwise:
         W_pointwise_packed_ = packGemm(sdata);
         break;
+      case optimized_conv_t::directconv:
+        W_dc_packed_ = std::make_shared<PackedDirectConvMatrix>(conv_param.IC, conv_param.OC,
+                                                                kernelProduct(), sdata);
+        break;
       default:
         W_im2col_packed_ = packGemm(sdata);
         break;
@@ -64,6 +69,7 @@ class PackWeightsForConv {
     return W_gconv_packed_;
   }
   std::shared_ptr<PackBMatrix<T, accT>> getPackedWForPointwise() { return W_pointwise_packed_; }
+  std::shared_ptr<PackedDirectConvMatrix> getPackedWForDirectconv() { return W_dc_packed_; }
 
   int inputChannels() const { return conv_param_.IC; }
   int outputChannels() const { return conv_param_.OC; }
@@ -109,14 +115,16 @@ class PackWeightsForConv {
       W_dw_packed_->unpack(origin_buf);
     } else if (W_gconv_packed_) {
       W_gconv_packed_->unpack(origin_buf);
+    } else if (W_dc_packed_) {
+      W_dc_packed_->unpack(origin_buf);
     } else {
       (W_im2col_packed_ ? W_im2col_packed_ : W_pointwise_packed_)->unpack(origin_buf);
     }
   }
 
   // The weights as a packed B for the GEMM paths: the pointwise or im2col form, or for
-  // a depthwise or groupwise shape one made on first call (thread-safe) by unpacking
-  // the direct form.
+  // a depthwise, groupwise or directconv shape one made on first call (thread-safe) by
+  // unpacking the direct form.
   PackBMatrix<T, accT>& gemmWeights() {
     if (W_im2col_packed_) return *W_im2col_packed_;
     if (W_pointwise_packed_) return *W_pointwise_packed_;
@@ -155,6 +163,7 @@ class PackWeightsForConv {
   std::shared_ptr<PackedDepthWiseConvMatrix> W_dw_packed_;
   std::shared_ptr<PackWeightMatrixForGConv<T, accT, SPATIAL_DIM>> W_gconv_packed_;
   std::shared_ptr<PackBMatrix<T, accT>> W_pointwise_packed_;
+  std::shared_ptr<PackedDirectConvMatrix> W_dc_packed_;
   std::once_flag gemm_once_;
   std::shared_ptr<PackBMatrix<T, accT>> gemm_fallback_;
 };

@@ -68,11 +68,21 @@ struct DirectArgs {
 };
 using DirectFn = void (*)(const DirectArgs&);
 
+// The int32 row arithmetic of the transposed convolution (transposed_conv.cpp), modulo
+// 2^32 like the GEMM's own sums:
+//   AddI32Fn:       dst[i] += src[i]        (the col2im scatter of one product row)
+//   SubScaledI32Fn: dst[i] -= s * src[i]    (the a_zp * per-pixel col_offsets term)
+// for i in [0, n).
+using AddI32Fn = void (*)(int32_t* dst, const int32_t* src, int64_t n);
+using SubScaledI32Fn = void (*)(int32_t* dst, const int32_t* src, int32_t s, int64_t n);
+
 struct ConvKernels {
   const char* name;
   Im2ColRowsFn im2col_rows;
   DirectFn depthwise;
   DirectFn groupwise;
+  AddI32Fn add_i32;
+  SubScaledI32Fn sub_scaled_i32;
 };
 
 // The routines for a GEMM path: portable for anyarch; AVX2 for avx2, avx_vnni and
@@ -96,5 +106,12 @@ void groupwise_portable(const DirectArgs&);
 void groupwise_avx2(const DirectArgs&);
 void groupwise_avx512(const DirectArgs&);
 void groupwise_avx512vnni(const DirectArgs&);
+
+void add_i32_portable(int32_t*, const int32_t*, int64_t);
+void add_i32_avx2(int32_t*, const int32_t*, int64_t);
+void add_i32_avx512(int32_t*, const int32_t*, int64_t);
+void sub_scaled_i32_portable(int32_t*, const int32_t*, int32_t, int64_t);
+void sub_scaled_i32_avx2(int32_t*, const int32_t*, int32_t, int64_t);
+void sub_scaled_i32_avx512(int32_t*, const int32_t*, int32_t, int64_t);
 
 }  // namespace quire::conv

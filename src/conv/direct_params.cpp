@@ -21,9 +21,12 @@ void check_direct_requant(const DirectRequant& r, const char* where) {
 void check_direct_call(const ConvGeometry& g, const uint8_t* A, const int8_t* packed,
                        const DirectRequant& r, const uint8_t* C, int thread_id,
                        int num_threads, const char* where) {
-  check_not_null(A, where, "A");
+  // An empty batch reads and writes nothing: its data pointers may be null.
+  if (g.batch > 0) {
+    check_not_null(A, where, "A");
+    check_not_null(C, where, "C");
+  }
   check_not_null(packed, where, "packed weights");
-  check_not_null(C, where, "C");
   check_direct_requant(r, where);
   check_arg(num_threads >= 1, where, "num_threads", num_threads, "must be >= 1");
   check_arg(thread_id >= 0 && thread_id < num_threads, where, "thread_id", thread_id,

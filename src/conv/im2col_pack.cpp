@@ -19,7 +19,7 @@ namespace quire::detail {
 
 void check_im2col_source(const ConvGeometry& g, const void* sdata, int32_t a_zero_point,
                          const char* where) {
-  check_not_null(sdata, where, "sdata");
+  if (g.batch > 0) check_not_null(sdata, where, "sdata");  // an empty batch reads nothing
   check_arg(a_zero_point >= 0 && a_zero_point <= 255, where, "a_zero_pt", a_zero_point,
             "must be in [0, 255] (a uint8 activation zero point)");
   check_arg(g.gemm_k_per_group() >= 1, where, "kernel * IC / G", g.gemm_k_per_group(),

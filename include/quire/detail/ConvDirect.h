@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "quire/ConvUtils.h"
 #include "quire/Types.h"
 #include "quire/detail/ConvGeometry.h"
 #include "quire/detail/Epilogue.h"
@@ -55,6 +56,22 @@ void set_bias_and_granularity(DirectRequant& r, const BIAS_T* bias, int channels
   r.channels_per_q = Q_GRAN == QuantizationGranularity::TENSOR  ? INT_MAX
                      : Q_GRAN == QuantizationGranularity::GROUP ? channels_per_group
                                                                 : 1;
+}
+
+// Whether every B zero point the pipeline uses is 0 (then A's row sums are not needed).
+// GROUP granularity has one zero point per conv group.
+template <class Op, int D>
+bool b_symmetric(const Op& op, const conv_param_t<D>& p) {
+  if constexpr (requires { op.getBZeroPoint(); Op::QGRANType; }) {
+    const int count = Op::QGRANType == QuantizationGranularity::TENSOR  ? 1
+                      : Op::QGRANType == QuantizationGranularity::GROUP ? p.G
+                                                                        : p.OC;
+    const int32_t* zp = op.getBZeroPoint();
+    for (int i = 0; i < count; ++i)
+      if (zp[i] != 0) return false;
+    return true;
+  }
+  return false;
 }
 
 // Checks the requantization arguments; throws std::invalid_argument naming them.

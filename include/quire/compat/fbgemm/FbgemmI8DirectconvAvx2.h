@@ -1,0 +1,9 @@
+// FBGEMM compatibility: fbgemm/FbgemmI8DirectconvAvx2.h (PackedDirectConvMatrix), plus
+// fbgemmDirectConv, which FBGEMM declares in fbgemm/Fbgemm.h.
+#pragma once
+
+#include "quire/DirectConv.h"
+
+namespace fbgemm {
+using namespace ::quire;
+}  // namespace fbgemm
