@@ -34,7 +34,7 @@ uint16_t expected_bits(float16, float x) {
   return cpu_float2half_rn(x).val;
 }
 uint16_t expected_bits(bfloat16, float x) {
-  const uint16_t b = cpu_float2bfloat16(x).val;
+  const uint16_t b = float_to_bfloat16_rne(x).val;
   if (std::isfinite(x) && (b & 0x7FFF) == 0x7F80) return std::signbit(x) ? 0xFF7F : 0x7F7F;
   return b;
 }
@@ -140,7 +140,7 @@ TEST(HalfGemmApi, BadInputNamesTheParameter) {
                  {"does not take fp16 weights"});
 
   PackedGemmMatrixBF16 bb(NT, 64, 64, 1.0f, b.data());
-  const std::vector<bfloat16> a16(64 * 64, cpu_float2bfloat16(1.0f));
+  const std::vector<bfloat16> a16(64 * 64, float_to_bfloat16_rne(1.0f));
   expect_invalid([&] { cblas_gemm_compute(NT, 4, a16.data(), bb, 0.0f, c.data(), 1, 1); },
                  {"thread_id=1"});
   expect_invalid([&] { cblas_gemm_compute(NT, 4, static_cast<const bfloat16*>(nullptr), bb, 0.0f,

@@ -113,7 +113,7 @@ struct Fixture {
         double sum = p.beta == 0.0f ? 0.0 : double(p.beta * c0[ij]), mag = std::fabs(sum);
         for (int k = 0; k < p.k; ++k) {
           const float x = a[size_t(i) * p.k + k];
-          const double av = round_a ? cpu_bf162float(cpu_float2bfloat16(x)) : x;
+          const double av = round_a ? cpu_bf162float(float_to_bfloat16_rne(x)) : x;
           const double prod = av * to_float(w16[size_t(k) * p.n + j]);
           sum += prod;
           mag += std::fabs(prod);
@@ -242,7 +242,7 @@ TEST(HalfGemm, Bf16ActivationsMatchFloatActivations) {
   for (const Problem& p : problems) {
     const Fixture<bfloat16> s(p, 7);
     std::vector<bfloat16> a16(s.a_src.size());
-    for (size_t i = 0; i < a16.size(); ++i) a16[i] = cpu_float2bfloat16(s.a_src[i]);
+    for (size_t i = 0; i < a16.size(); ++i) a16[i] = float_to_bfloat16_rne(s.a_src[i]);
     for (const IsaCase& isa : all_isas()) {
       if (!isa.supported) continue;
       ScopedIsa scoped(isa.isa);
@@ -281,7 +281,7 @@ void check_original_floats() {
         for (int k = 0; k < p.k; ++k) {
           const double a = s.a[size_t(i) * p.k + k], bv = b[size_t(k) * p.n + j];
           const double w = to_float(w16[size_t(k) * p.n + j]);
-          const double a_used = bf16 ? cpu_bf162float(cpu_float2bfloat16(float(a))) : a;
+          const double a_used = bf16 ? cpu_bf162float(float_to_bfloat16_rne(float(a))) : a;
           exact += a * bv;
           used += std::fabs(a_used * w);
           rounding += std::fabs(a) * std::max(u_h * std::fabs(bv), half_min) +

@@ -158,7 +158,7 @@ void check_rowwise(int bits, bool half_sb, int rows, int cols) {
   std::vector<bfloat16> b(back.size()), b_expect(back.size());
   std::vector<float16> b_in_half(back.size());
   for (size_t i = 0; i < back.size(); ++i)
-    h_expect[i] = cpu_float2half_rn(back[i]), b_expect[i] = cpu_float2bfloat16(back[i]);
+    h_expect[i] = cpu_float2half_rn(back[i]), b_expect[i] = float_to_bfloat16_rne(back[i]);
   if (half_sb) {
     FusedNBitRowwiseQuantizedSBHalfToFloatOrHalf(bits, expect.data(), rows, cols, f.data());
     FusedNBitRowwiseQuantizedSBHalfToFloatOrHalf(bits, expect.data(), rows, cols, h.data());

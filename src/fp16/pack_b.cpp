@@ -16,7 +16,7 @@ constexpr uint16_t kSign = 0x8000u;
 // value of x's sign (fp16: 65504, bf16: 0x7f7f), infinities and NaN stay.
 uint16_t to_half_bits(HalfType type, float x) {
   const bool fp16 = type == HalfType::fp16;
-  uint16_t h = fp16 ? cpu_float2half_rn(x).val : cpu_float2bfloat16(x).val;
+  uint16_t h = fp16 ? cpu_float2half_rn(x).val : float_to_bfloat16_rne(x).val;
   const uint16_t inf = fp16 ? 0x7C00u : 0x7F80u;
   if ((h & ~kSign) == inf && std::isfinite(x)) h = static_cast<uint16_t>((h & kSign) | (inf - 1u));
   return h;

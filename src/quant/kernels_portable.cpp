@@ -97,7 +97,7 @@ void half_to_float(const float16* src, float* dst, int64_t len) {
 }
 
 void float_to_bfloat16(const float* src, bfloat16* dst, int64_t len) {
-  for (int64_t i = 0; i < len; ++i) dst[i] = cpu_float2bfloat16(src[i]);
+  for (int64_t i = 0; i < len; ++i) dst[i] = float_to_bfloat16_rne(src[i]);
 }
 
 }  // namespace
