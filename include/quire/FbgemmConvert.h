@@ -50,8 +50,10 @@ void RoundToFloat16(const float* input, float* output, size_t size, bool clamp =
 // One float to an 8-bit float with exponent_bits exponent bits, 7 - exponent_bits
 // mantissa bits and the given bias, no infinities or NaN (the hfp8 formats: E4M3 with
 // bias 7 or 8, E5M2 with bias 15):
-//   x = min(|input|, max_pos), max_pos = 2^(2^e - 2 - bias) * (2 - 2^(e - 7))   (NaN: max_pos)
-//   rounded to nearest even on the format's grid (subnormals below 2^(1 - bias)); sign kept.
+//   x = fminf(|input|, max_pos), max_pos = 2^(2^e - 2 - bias) * (2 - 2^(e - 7)),
+//   rounded to nearest even on the format's grid (subnormals below 2^(1 - bias)); sign
+//   kept. As in FBGEMM, a quiet NaN gives max_pos; a signaling NaN, which C's fminf
+//   quiets instead of ignoring, gives its payload's low byte with the sign bit.
 // Throws std::invalid_argument unless 1 <= exponent_bits <= 7, exponent_bias >= 0 and
 // 0 <= 2^exponent_bits - 2 - exponent_bias <= 30, or if output is null.
 void FloatToFloat8_ref(float input, uint8_t* output, int exponent_bits, int exponent_bias);

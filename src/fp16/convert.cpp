@@ -15,10 +15,11 @@
 namespace quire {
 namespace {
 
-void check_arrays(const void* src, const void* dst, size_t size, const char* where) {
+void check_arrays(const void* src, const void* dst, size_t size, const char* where,
+                  const char* src_name = "src", const char* dst_name = "dst") {
   if (size == 0) return;
-  detail::check_not_null(src, where, "src");
-  detail::check_not_null(dst, where, "dst");
+  detail::check_not_null(src, where, src_name);
+  detail::check_not_null(dst, where, dst_name);
 }
 
 // The vector loops of one instruction set, or an error naming what the CPU lacks.
@@ -144,7 +145,7 @@ void Float16ToFloat_simd(const float16* src, float* dst, size_t size) {
 
 void RoundToFloat16(const float* input, float* output, size_t size, bool clamp,
                     bool clamp_denorms) {
-  check_arrays(input, output, size, "RoundToFloat16");
+  check_arrays(input, output, size, "RoundToFloat16", "input", "output");
   // Converted a block at a time through a stack buffer, so that input == output works
   // and no heap memory is needed.
   constexpr size_t kBlock = 1024;
