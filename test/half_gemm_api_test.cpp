@@ -27,10 +27,12 @@ std::vector<float> random_floats(size_t n, uint32_t seed) {
   return v;
 }
 
-// What packing must store for x: round to nearest even; finite values past the range
-// saturate; infinities and NaN stay.
+// What packing must store for x. fp16 (FBGEMM's TypeConverter): clip to +-65504, then
+// round to nearest even, so infinities saturate and NaN becomes -65504. bf16 (quire's):
+// round to nearest even; finite values past the range saturate; infinities and NaN stay.
 uint16_t expected_bits(float16, float x) {
-  if (std::isfinite(x) && std::fabs(x) >= 65520.0f) return std::signbit(x) ? 0xFBFF : 0x7BFF;
+  if (std::isnan(x)) return 0xFBFF;
+  if (std::fabs(x) >= 65520.0f) return std::signbit(x) ? 0xFBFF : 0x7BFF;
   return cpu_float2half_rn(x).val;
 }
 uint16_t expected_bits(bfloat16, float x) {
@@ -57,8 +59,13 @@ void check_packing(float alpha) {
   EXPECT_EQ(p.numCols(), N);
   EXPECT_EQ(p.blockRowSize(), 100);
   EXPECT_EQ(p.blockColSize(), 32);
+  EXPECT_EQ(p.kernelNumColBlocks(), 2);
+  EXPECT_EQ(p.numBrow(), 1);
+  EXPECT_EQ(p.lastBrow(), K);
+  EXPECT_EQ(p.numBcol(), 2);
   EXPECT_TRUE(p.packed());
-  EXPECT_EQ(p.matSize(), (std::is_same_v<T, float16> ? K : K + 1) * 64);  // two panels
+  EXPECT_EQ(p.matSize(), 100 * 64);  // FBGEMM's size: brow x nbrow x bcol x nbcol
+  EXPECT_EQ(pt.matSize(), 512 * 64);
 
   std::vector<T> out(b.size()), out_t(b.size());
   p.unpack(out.data(), matrix_op_t::NoTranspose);
@@ -106,7 +113,7 @@ TEST(HalfGemmApi, BadInputNamesTheParameter) {
   expect_invalid([&] { P16(NT, 4, 4, std::nanf(""), b.data()); }, {"alpha=nan"});
   expect_invalid([&] { P16(NT, 4, 4, INFINITY, b.data()); }, {"alpha=inf"});
   expect_invalid([&] { P16(NT, 4, 4, 1.0f, nullptr); }, {"smat is null"});
-  expect_invalid([&] { P16(NT, 1 << 16, 1 << 16, 1.0f, b.data()); }, {"nrow x ncol", "overflows"});
+  expect_invalid([&] { P16(NT, 1 << 16, 1 << 16, 1.0f, b.data()); }, {"PackedGemmMatrixFP16", "packed size", "overflows"});
   expect_invalid([&] { PackedGemmMatrixBF16(NT, 1 << 15, 65535, 1.0f, b.data()); },
                  {"PackedGemmMatrixBF16", "packed size", "overflows"});
 
