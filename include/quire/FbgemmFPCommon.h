@@ -6,7 +6,8 @@
 // run it once per thread_id in [0, num_threads); together the calls cover C. What is
 // computed, bit for bit on every path, is in quire/FbgemmFP16.h. Throws
 // std::invalid_argument for bad arguments, including a Bp whose fields do not describe
-// one layout or that unpackFromSrc left unpacked.
+// one layout. As in FBGEMM, packed() is not consulted (a matrix that unpackFromSrc left
+// in plain order computes with whatever pmat() holds).
 //
 // GemmParams, funcptr_t, kernel_array_t, isa_descriptor and partition_array_t are FBGEMM's
 // kernel-table types, provided so that code naming them compiles; quire's kernels have

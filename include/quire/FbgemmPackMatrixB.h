@@ -207,10 +207,11 @@ class PackedGemmMatrixB {
     packed_ = false;
   }
 
-  // The plain matrix into origin_buf (K x N row-major, N x K when transposed).
+  // The plain matrix into origin_buf (K x N row-major, N x K when transposed). As in
+  // FBGEMM (whose check is a debug assert), packed() is not required: a matrix restored
+  // through the deserialization constructor has packed() false and valid contents.
   void unpack(T* origin_buf, matrix_op_t trans) const {
     check_source(trans, origin_buf, "PackedGemmMatrixB::unpack", "origin_buf");
-    if (!packed_) throw std::invalid_argument("PackedGemmMatrixB::unpack: the matrix is not packed");
     for_each_element(trans, [&](uint64_t packed, uint64_t plain) { origin_buf[plain] = pmat_[packed]; });
   }
 

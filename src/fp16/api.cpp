@@ -21,15 +21,12 @@ constexpr detail::HalfType kHalfType =
 constexpr const char* kCompute = "cblas_gemm_compute";
 
 // Bp's fields must describe one layout (client code may have set them directly, as
-// FBGEMM's public fields allow) and hold packed weights.
+// FBGEMM's public fields allow). packed() is not required: FBGEMM's deserialization
+// constructor leaves it false and its callers fill pmat() and compute (Marian does).
 template <class T>
 void check_packed(const PackedGemmMatrixB<T>& Bp) {
   if (Bp.pmat() == nullptr) {
     throw std::invalid_argument(std::string(kCompute) + ": Bp holds no weights (moved from)");
-  }
-  if (!Bp.packed()) {
-    throw std::invalid_argument(std::string(kCompute) +
-                                ": Bp is not packed (unpackFromSrc left the plain matrix in it)");
   }
   const uint64_t need = detail::check_packed_geometry(
       kCompute, Bp.nrow_, Bp.ncol_, Bp.brow_, Bp.last_brow_, Bp.bcol_, Bp.nbrow_, Bp.nbcol_,
