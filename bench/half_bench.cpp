@@ -42,7 +42,7 @@ struct HalfData {
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
     for (size_t i = 0; i < a.size(); ++i) {
       a[i] = dist(gen);
-      a_bf16[i] = cpu_float2bfloat16(a[i]);
+      a_bf16[i] = float_to_bfloat16_rne(a[i]);
     }
     for (size_t i = 0; i < b.size(); ++i) b[i] = dist(gen);
   }
@@ -71,7 +71,7 @@ double worst_error(const HalfData& d, const PackedGemmMatrixB<T>& bp) {
       double sum = 0, mag = 0;
       for (int k = 0; k < K; ++k) {
         const float x = d.a[size_t(i) * K + k];
-        const double a = std::is_same_v<T, bfloat16> ? cpu_bf162float(cpu_float2bfloat16(x)) : x;
+        const double a = std::is_same_v<T, bfloat16> ? cpu_bf162float(float_to_bfloat16_rne(x)) : x;
         const double p = a * to_float(w[size_t(k) * N + j]);
         sum += p;
         mag += std::fabs(p);

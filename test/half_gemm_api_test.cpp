@@ -27,14 +27,16 @@ std::vector<float> random_floats(size_t n, uint32_t seed) {
   return v;
 }
 
-// What packing must store for x: round to nearest even; finite values past the range
-// saturate; infinities and NaN stay.
+// What packing must store for x. fp16 (FBGEMM's TypeConverter): clip to +-65504, then
+// round to nearest even, so infinities saturate and NaN becomes -65504. bf16 (quire's):
+// round to nearest even; finite values past the range saturate; infinities and NaN stay.
 uint16_t expected_bits(float16, float x) {
-  if (std::isfinite(x) && std::fabs(x) >= 65520.0f) return std::signbit(x) ? 0xFBFF : 0x7BFF;
+  if (std::isnan(x)) return 0xFBFF;
+  if (std::fabs(x) >= 65520.0f) return std::signbit(x) ? 0xFBFF : 0x7BFF;
   return cpu_float2half_rn(x).val;
 }
 uint16_t expected_bits(bfloat16, float x) {
-  const uint16_t b = cpu_float2bfloat16(x).val;
+  const uint16_t b = float_to_bfloat16_rne(x).val;
   if (std::isfinite(x) && (b & 0x7FFF) == 0x7F80) return std::signbit(x) ? 0xFF7F : 0x7F7F;
   return b;
 }
@@ -57,8 +59,13 @@ void check_packing(float alpha) {
   EXPECT_EQ(p.numCols(), N);
   EXPECT_EQ(p.blockRowSize(), 100);
   EXPECT_EQ(p.blockColSize(), 32);
+  EXPECT_EQ(p.kernelNumColBlocks(), 2);
+  EXPECT_EQ(p.numBrow(), 1);
+  EXPECT_EQ(p.lastBrow(), K);
+  EXPECT_EQ(p.numBcol(), 2);
   EXPECT_TRUE(p.packed());
-  EXPECT_EQ(p.matSize(), (std::is_same_v<T, float16> ? K : K + 1) * 64);  // two panels
+  EXPECT_EQ(p.matSize(), 100 * 64);  // FBGEMM's size: brow x nbrow x bcol x nbcol
+  EXPECT_EQ(pt.matSize(), 512 * 64);
 
   std::vector<T> out(b.size()), out_t(b.size());
   p.unpack(out.data(), matrix_op_t::NoTranspose);
@@ -106,7 +113,7 @@ TEST(HalfGemmApi, BadInputNamesTheParameter) {
   expect_invalid([&] { P16(NT, 4, 4, std::nanf(""), b.data()); }, {"alpha=nan"});
   expect_invalid([&] { P16(NT, 4, 4, INFINITY, b.data()); }, {"alpha=inf"});
   expect_invalid([&] { P16(NT, 4, 4, 1.0f, nullptr); }, {"smat is null"});
-  expect_invalid([&] { P16(NT, 1 << 16, 1 << 16, 1.0f, b.data()); }, {"nrow x ncol", "overflows"});
+  expect_invalid([&] { P16(NT, 1 << 16, 1 << 16, 1.0f, b.data()); }, {"PackedGemmMatrixFP16", "packed size", "overflows"});
   expect_invalid([&] { PackedGemmMatrixBF16(NT, 1 << 15, 65535, 1.0f, b.data()); },
                  {"PackedGemmMatrixBF16", "packed size", "overflows"});
 
@@ -140,7 +147,7 @@ TEST(HalfGemmApi, BadInputNamesTheParameter) {
                  {"does not take fp16 weights"});
 
   PackedGemmMatrixBF16 bb(NT, 64, 64, 1.0f, b.data());
-  const std::vector<bfloat16> a16(64 * 64, cpu_float2bfloat16(1.0f));
+  const std::vector<bfloat16> a16(64 * 64, float_to_bfloat16_rne(1.0f));
   expect_invalid([&] { cblas_gemm_compute(NT, 4, a16.data(), bb, 0.0f, c.data(), 1, 1); },
                  {"thread_id=1"});
   expect_invalid([&] { cblas_gemm_compute(NT, 4, static_cast<const bfloat16*>(nullptr), bb, 0.0f,

@@ -6,14 +6,23 @@
 // other 16-bit float types.
 //
 // The conversions are pure integer code (independent of the FP environment) and give
-// the same bits as the F16C instructions with round-to-nearest-even:
-//   float -> half:  round to nearest even (_rn) or toward zero (_rz); overflow gives
-//                   +-inf (_rn) or +-65504 (_rz); float denormals give +-0.
-//                   NaN stays NaN: sign kept, quiet bit set, top 9 payload bits kept.
-//   half -> float:  exact; a NaN gets its quiet bit set (payload kept).
-//   float -> bf16:  round to nearest even, overflow gives +-inf; NaN stays NaN with its
-//                   quiet bit set and top 6 payload bits kept.
-//   bf16 -> float:  exact (the 16 bits become the top half).
+// the same bits as FBGEMM's functions of the same names (fbgemm/FloatConversion.h):
+//   cpu_float2half_rn / _rz / cpu_float2half:
+//                   round to nearest even (_rn; also cpu_float2half, as F16C's vcvtps2ph)
+//                   or toward zero (_rz); overflow gives +-inf (_rn) or +-65504 (_rz);
+//                   float denormals give +-0; NaN stays NaN: sign kept, quiet bit set,
+//                   top 9 payload bits kept.
+//   cpu_half2float: exact; a NaN keeps sign and payload and gets its quiet bit set (what
+//                   F16C's vcvtph2ps does, and so FBGEMM's cpu_half2float built with F16C).
+//   cpu_half2float_ref: exact; every NaN becomes 0x7fffffff (FBGEMM's portable form,
+//                   which its cpu_half2float is when built without F16C).
+//   cpu_float2bfloat16: FBGEMM's bit trick (bits + 0x8000) >> 16: round half away from
+//                   zero, overflow to +-inf. NaN is not special-cased, exactly as in FBGEMM:
+//                   a NaN with payload 0x7f8000..0x7fffff carries into the exponent and
+//                   comes out as +-inf, or (all ones) wraps to -0 / +0.
+//   float_to_bfloat16_rne (quire's name): round to nearest even, overflow to +-inf; NaN
+//                   stays NaN with its quiet bit set and top 6 payload bits kept.
+//   cpu_bf162float: exact (the 16 bits become the top half).
 #pragma once
 
 #include <bit>
@@ -100,7 +109,14 @@ inline float16 cpu_float2half(float f) { return cpu_float2half_rn(f); }
 inline float cpu_half2float(float16 h) {
   return std::bit_cast<float>(detail::half_bits_to_float(h.val));
 }
+inline float cpu_half2float_ref(float16 h) {
+  const bool nan = (h.val & 0x7c00u) == 0x7c00u && (h.val & 0x3ffu) != 0;
+  return std::bit_cast<float>(nan ? detail::kF32AbsMask : detail::half_bits_to_float(h.val));
+}
 inline bfloat16 cpu_float2bfloat16(float f) {
+  return {static_cast<uint16_t>((std::bit_cast<uint32_t>(f) + 0x8000u) >> 16)};
+}
+inline bfloat16 float_to_bfloat16_rne(float f) {
   return {detail::float_bits_to_bfloat16(std::bit_cast<uint32_t>(f))};
 }
 inline float cpu_bf162float(bfloat16 b) {

@@ -3,13 +3,14 @@
 //
 //   for ic over the thread's rows, mcb at a time        (the block of A kept in L2)
 //     rows cut into near-equal tiles of <= mr_max rows
-//     for pc over K, brow at a time (whole steps)
+//     for pc over K, brow at a time (one row block of the packed weights)
 //       A block: the caller's A in place, or converted (transposed, bf16 paths, or
 //                rows 4 KiB apart)
 //       for jc over the thread's columns, kColumnGroup at a time
 //         for each row tile: main tiles across the group, then edge tiles
 //
-// The B columns of a group (brow x 128 halves, 128 KiB) are reused by every row tile
+// The B columns of a group (brow x 128 halves, 128 KiB, four consecutive panels of the row
+// block) are reused by every row tile
 // while they are in L2; a row tile's A rows stay in L1 across the group. Every element
 // is computed with the same operations in the same order whatever the rectangle, tile
 // or block it falls in (the first K block starts from beta * C, later ones from C, which
@@ -127,7 +128,7 @@ void half_gemm(const HalfGemmCall& g, const HalfKernelSet& set, int thread_id, i
   if (tile.m0 >= tile.m1 || tile.n0 >= tile.n1) return;
 
   const int step = half_step_rows(g.weights);
-  const int64_t panel = half_panel_elems(g.weights, g.k);
+  const int64_t nbcol = (g.n + kHalfPanel - 1) / kHalfPanel;
   const int kc_max = (std::min(g.brow, g.k) + step - 1) / step * step;
   const bool transposed = g.transa == matrix_op_t::Transpose;
   const bool as_is = set.a_format == AFormat::f32 && g.act == ActType::f32 && !transposed;
@@ -146,6 +147,10 @@ void half_gemm(const HalfGemmCall& g, const HalfKernelSet& set, int thread_id, i
     for (int k0 = 0; k0 < g.k; k0 += kc_max) {
       const int kc = std::min(kc_max, g.k - k0);
       const int64_t steps = (kc + step - 1) / step;
+      // This row block's panels: steps * step rows of 32 each, one after another; the
+      // block starts after k0 rows of all nbcol panels (kc_max = brow unless one block).
+      const int64_t panel = steps * step * kHalfPanel;
+      const uint16_t* b_block = g.b + int64_t{k0} * nbcol * kHalfPanel;
 
       HalfKernelArgs args{};
       if (in_place) {
@@ -172,8 +177,6 @@ void half_gemm(const HalfGemmCall& g, const HalfKernelSet& set, int thread_id, i
       args.ldc = g.n;
       args.steps = steps;
       args.beta = k0 == 0 ? g.beta : 1.0f;
-      // k0 is a whole number of steps: 32 packed elements per k in either layout.
-      const uint16_t* b_block = g.b + int64_t{k0} * kHalfPanel;
 
       for (int j0 = tile.n0; j0 < tile.n1; j0 += kColumnGroup) {
         const int nc = std::min(kColumnGroup, tile.n1 - j0);

@@ -150,7 +150,7 @@ constexpr HalfKernelSet ymm_set(const char* name, HalfType weights, AFormat fmt,
   return s;
 }
 
-// 8 fp32 values rounded to bf16 (low 16 bits cleared), as cpu_float2bfloat16 does.
+// 8 fp32 values rounded to bf16 (low 16 bits cleared), as float_to_bfloat16_rne does.
 __m256i round_to_bf16(__m256i x) {
   const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
   const __m256i r = _mm256_add_epi32(x, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7FFF)));

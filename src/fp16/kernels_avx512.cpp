@@ -76,7 +76,7 @@ struct Bf16FmaStep {
 };
 
 // fp32 bits rounded to bf16, round to nearest even, low 16 bits cleared; NaN keeps its
-// top bits and gets the quiet bit. The same formula as cpu_float2bfloat16.
+// top bits and gets the quiet bit. The same formula as float_to_bfloat16_rne.
 __m512i round_to_bf16(__m512i x) {
   const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(1));
   __m512i r = _mm512_add_epi32(x, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7FFF)));

@@ -113,13 +113,13 @@ void convert_a_scalar(AFormat fmt, const void* src, ActType act, int64_t ld, boo
         uint16_t bits = 0;
         if (c < cols) {
           bits = act == ActType::bf16 ? static_cast<const bfloat16*>(src)[idx].val
-                                      : cpu_float2bfloat16(a_as_float(src, act, idx)).val;
+                                      : float_to_bfloat16_rne(a_as_float(src, act, idx)).val;
         }
         static_cast<uint16_t*>(dst)[out] = bits;
         continue;
       }
       float x = c < cols ? a_as_float(src, act, idx) : 0.0f;
-      if (fmt == AFormat::f32_pairs && act == ActType::f32) x = cpu_bf162float(cpu_float2bfloat16(x));
+      if (fmt == AFormat::f32_pairs && act == ActType::f32) x = cpu_bf162float(float_to_bfloat16_rne(x));
       static_cast<float*>(dst)[out] = x;
     }
   }

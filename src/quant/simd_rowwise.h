@@ -151,18 +151,14 @@ void half_to_float(const float16* src, float* dst, int64_t len) {
                          QUIRE_ALWAYS_INLINE { V::storef(out, V::load_half(in)); });
 }
 
-// detail::float_bits_to_bfloat16 per lane: (u + 0x7fff + ((u >> 16) & 1)) >> 16, or
-// (u >> 16) | 0x40 for NaN.
+// cpu_float2bfloat16 per lane, FBGEMM's bits: (u + 0x8000) >> 16 (ties away from zero;
+// NaN not special-cased, as in FBGEMM's scalar form that the row-wise dequantizers use).
 template <class V>
 void float_to_bfloat16(const float* src, bfloat16* dst, int64_t len) {
-  const typename V::I abs_mask = V::set1i(0x7fffffff), inf = V::set1i(0x7f800000);
-  const typename V::I round = V::set1i(0x7fff), one = V::set1i(1), quiet = V::set1i(0x40);
+  const typename V::I half = V::set1i(0x8000);
   for_each_vector<V>(src, dst, len, 0.0f, [&](const float* in, bfloat16* out) QUIRE_ALWAYS_INLINE {
     const typename V::I u = V::bits(V::loadf(in));
-    const typename V::I high = V::template srli<16>(u);
-    const typename V::I rne = V::template srli<16>(V::addi(V::addi(u, round), V::andi(high, one)));
-    const typename V::I r = V::select_gti(V::andi(u, abs_mask), inf, rne, V::ori(high, quiet));
-    V::store_u16(reinterpret_cast<uint16_t*>(out), r);
+    V::store_u16(reinterpret_cast<uint16_t*>(out), V::template srli<16>(V::addi(u, half)));
   });
 }
 

@@ -150,8 +150,9 @@ struct QuantKernels {
   RowwiseQuantizeFn rowwise_quantize;
   RowwiseDequantizeFn rowwise_dequantize;
 
-  // Array conversions, round to nearest even, NaN and inf preserved (see
-  // quire/FloatConversion.h for the exact NaN payload rule).
+  // Array conversions with the bits of the scalar FBGEMM names (quire/FloatConversion.h):
+  // cpu_float2half_rn / cpu_half2float (round to nearest even, NaN and inf preserved) and
+  // cpu_float2bfloat16 ((bits + 0x8000) >> 16).
   void (*float_to_half)(const float* src, float16* dst, int64_t len);
   void (*half_to_float)(const float16* src, float* dst, int64_t len);
   void (*float_to_bfloat16)(const float* src, bfloat16* dst, int64_t len);

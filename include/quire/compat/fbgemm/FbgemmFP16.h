@@ -4,6 +4,7 @@
 
 #include "quire/FbgemmBF16.h"
 #include "quire/FbgemmFP16.h"
+#include "quire/compat/fbgemm/FbgemmPackMatrixB.h"
 
 namespace fbgemm {
 using namespace ::quire;
