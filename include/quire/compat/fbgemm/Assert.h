@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "quire/Types.h"
+
 namespace fbgemm {
 using namespace ::quire;
 
