@@ -7,12 +7,18 @@
 
 #include "i64/gemm_i64.h"
 #include "quire/FbgemmI64.h"
+#include "quire/PackingTraits.h"
 #include "quire/Utils.h"
 #include "quire/detail/Check.h"
 
 namespace quire {
 namespace detail::i64 {
 namespace {
+
+// PackingTraits<int64_t, int64_t, avx512> publishes this blocking.
+using Traits = PackingTraits<int64_t, int64_t, inst_set_t::avx512>;
+static_assert(Traits::NR == kNr && Traits::KCB == kKcb && Traits::MCB == kMcb &&
+              Traits::NCB == kNcb);
 
 Kernel kernel_for(inst_set_t isa) {
   if (isZmm(isa)) return kernel_avx512();
