@@ -15,9 +15,11 @@ namespace quire {
 
 void* fbgemmAlignedAlloc(size_t align, size_t size, bool raiseException) {
   void* p = nullptr;
-  // posix_memalign rejects an align that is not a power of two multiple of
-  // sizeof(void*) (EINVAL) and fails without memory (ENOMEM): both give null.
-  if (posix_memalign(&p, align, size) != 0) p = nullptr;
+  // An align that is not a power of two multiple of sizeof(void*) fails as
+  // posix_memalign would (EINVAL), checked first so that no allocator sees it; no memory
+  // (ENOMEM) fails too. Both give null.
+  const bool valid_align = align != 0 && (align & (align - 1)) == 0 && align % sizeof(void*) == 0;
+  if (!valid_align || posix_memalign(&p, align, size) != 0) p = nullptr;
   if (p == nullptr && raiseException) throw std::bad_alloc();
   return p;
 }
