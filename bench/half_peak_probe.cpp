@@ -17,6 +17,7 @@ double gflops(int64_t (*run)(int64_t)) { return 2 * probe_rate(run) / 1e9; }
 std::optional<FlopsPeak> measure_fma_peak(inst_set_t isa) {
   switch (isa) {
     case inst_set_t::anyarch:
+    case inst_set_t::sve:
       return std::nullopt;
     case inst_set_t::avx2:
     case inst_set_t::avx_vnni:

@@ -32,6 +32,7 @@ std::optional<Peak> measure_peak(inst_set_t isa, int threads) {
       peak.saturating = true;
       break;
     case inst_set_t::anyarch:
+    case inst_set_t::sve:
       return std::nullopt;
   }
 
@@ -57,6 +58,7 @@ std::optional<Peak> measure_acc16_peak(inst_set_t isa, int threads) {
     case inst_set_t::avx512_vnni_ymm:
     case inst_set_t::avx_vnni:
     case inst_set_t::anyarch:
+    case inst_set_t::sve:
       return std::nullopt;
   }
   peak.saturating = true;

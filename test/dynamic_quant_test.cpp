@@ -125,7 +125,7 @@ TEST(DynamicQuantArgs, BadInputNamesTheParameter) {
   using P = PackAWithQuantRowOffset<uint8_t>;
   EXPECT_TRUE(names([&] { P(matrix_op_t::NoTranspose, 4, 16, nullptr, 16); }, "smat"));
   EXPECT_TRUE(names([&] { P(matrix_op_t::NoTranspose, 4, 16, a.data(), 8); }, "ld"));
-  EXPECT_TRUE(names([&] { P(matrix_op_t::NoTranspose, 0, 16, a.data(), 16); }, "nRow"));
+  EXPECT_TRUE(names([&] { P(matrix_op_t::NoTranspose, -1, 16, a.data(), 16); }, "nRow"));
   EXPECT_TRUE(names([&] { P(matrix_op_t::NoTranspose, 4, 16, a.data(), 16, nullptr, 0.0f); }, "scale"));
   EXPECT_TRUE(names([&] { P(matrix_op_t::NoTranspose, 4, 16, a.data(), 16, nullptr, 1.0f, 300); }, "zero_pt"));
   EXPECT_TRUE(names([&] { P(matrix_op_t::NoTranspose, 4, 16, a.data(), 16, nullptr, 1.0f, 0, 3); }, "groups"));

@@ -83,7 +83,7 @@ int check_case(const Case& c, uint32_t seed, int a_lo, int a_hi, int b_lo, int b
   expected_acc16(c, A, B, blocking ? blocking->KCB : acc16BlockDepth(), want);
   const std::vector<int32_t> got = run_acc16(c, A, B, blocking);
   const int ldc = c.groups * c.N;
-  return compare_buffers(want.data(), got.data(), c.M, ldc, ldc, 5);
+  return compare_buffers(want.data(), got.data(), c.M, ldc, ldc, 0);
 }
 
 class GemmAcc16 : public ::testing::TestWithParam<IsaCase> {
@@ -130,7 +130,7 @@ TEST_P(GemmAcc16, SmallValuesMatchTheExactProduct) {
         std::vector<int32_t> exact(static_cast<size_t>(M) * N);
         ref::matmul_u8s8s32(M, N, K, A.data(), K, B.data(), N, exact.data(), N);
         const std::vector<int32_t> got = run_acc16(c, A, B);
-        ASSERT_EQ(compare_buffers(exact.data(), got.data(), M, N, N, 5), 0) << describe(c);
+        ASSERT_EQ(compare_buffers(exact.data(), got.data(), M, N, N, 0), 0) << describe(c);
       }
 }
 
@@ -145,7 +145,7 @@ TEST_P(GemmAcc16, ExtremeOperandsPinAtTheModelsLimits) {
       std::vector<int32_t> want;
       expected_acc16(c, A, B, acc16BlockDepth(), want);
       const std::vector<int32_t> got = run_acc16(c, A, B);
-      ASSERT_EQ(compare_buffers(want.data(), got.data(), c.M, c.N, c.N, 5), 0)
+      ASSERT_EQ(compare_buffers(want.data(), got.data(), c.M, c.N, c.N, 0), 0)
           << describe(c) << " b=" << b_value;
     }
 }
@@ -191,7 +191,7 @@ TEST_P(GemmAcc16, Im2ColAndQuantizingPackersFollowTheModel) {
   DoNothing<int32_t, int32_t> done;
   memCopy<> copy(done);
   fbgemmPacked(Ap, Bp, C.data(), C.data(), N, copy, 0, 1);
-  EXPECT_EQ(compare_buffers(want.data(), C.data(), rows, N, N, 5), 0) << "im2col";
+  EXPECT_EQ(compare_buffers(want.data(), C.data(), rows, N, N, 0), 0) << "im2col";
 
   const int M = 23;
   std::vector<float> Af(static_cast<size_t>(M) * K);
@@ -206,7 +206,7 @@ TEST_P(GemmAcc16, Im2ColAndQuantizingPackersFollowTheModel) {
   PackAWithQuantRowOffset<uint8_t, int16_t> Aqp(matrix_op_t::NoTranspose, M, K, Af.data(), K,
                                                 nullptr, scale, zp);
   fbgemmPacked(Aqp, Bp, C.data(), C.data(), N, copy, 0, 1);
-  EXPECT_EQ(compare_buffers(want.data(), C.data(), M, N, N, 5), 0) << "quantizing packer";
+  EXPECT_EQ(compare_buffers(want.data(), C.data(), M, N, N, 0), 0) << "quantizing packer";
 }
 
 // fbgemmConv with ACC_T = int16_t on each kind of shape (a depthwise shape, which takes
@@ -269,7 +269,7 @@ TEST_P(GemmAcc16, SavedWeightsLoadForAcc16) {
     DoNothing<int32_t, int32_t> done;
     memCopy<> copy(done);
     fbgemmPacked(Ap, *Bp, C.data(), C.data(), ldc, copy, 0, 1);
-    EXPECT_EQ(compare_buffers(want.data(), C.data(), c.M, ldc, ldc, 5), 0)
+    EXPECT_EQ(compare_buffers(want.data(), C.data(), c.M, ldc, ldc, 0), 0)
         << (saved == &from32 ? "saved by an acc32 packer" : "saved by an acc16 packer");
   }
 }

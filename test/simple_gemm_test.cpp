@@ -89,7 +89,7 @@ TEST(SimpleGemm, BadArgumentsNameTheParameter) {
     }
     return false;
   };
-  EXPECT_TRUE(names([&] { gemm_u8s8u8(A.data(), 0, 8, packed, C.data(), 8, q); }, "M"));
+  EXPECT_TRUE(names([&] { gemm_u8s8u8(A.data(), -1, 8, packed, C.data(), 8, q); }, "M"));
   EXPECT_TRUE(names([&] { gemm_u8s8u8(A.data(), 8, 8, packed, C.data(), 4, q); }, "ldc"));
   EXPECT_TRUE(names([&] { gemm_u8s8u8(nullptr, 8, 8, packed, C.data(), 8, q); }, "smat"));
   EXPECT_TRUE(names([&] { gemm_u8s8u8(A.data(), 8, 4, packed, C.data(), 8, q); }, "ld"));

@@ -16,7 +16,8 @@
 
 namespace quire {
 
-template <typename outT = uint8_t, typename inT = int32_t,
+// Template defaults as FBGEMM's: outT = inT = int32_t, nextOPType = DoNothing<inT, inT>.
+template <typename outT = int32_t, typename inT = int32_t,
           typename nextOPType = DoNothing<inT, inT>>
 class DoSpmdmOnInpBuffer {
   static_assert(std::is_same_v<inT, int32_t>, "DoSpmdmOnInpBuffer adds to int32_t results");

@@ -34,7 +34,9 @@ void run_output(const OutOp& op, inst_set_t isa, cT* C, int32_t* tile,
     case inst_set_t::avx512_ymm: op.template f<inst_set_t::avx512>(C, tile, block, ldc, ldc); break;
     case inst_set_t::avx_vnni: op.template f<inst_set_t::avx_vnni>(C, tile, block, ldc, ldc); break;
     case inst_set_t::avx2: op.template f<inst_set_t::avx2>(C, tile, block, ldc, ldc); break;
-    case inst_set_t::anyarch: op.template f<inst_set_t::anyarch>(C, tile, block, ldc, ldc); break;
+    case inst_set_t::anyarch:
+    case inst_set_t::sve:  // never active: quire has no Arm path
+      op.template f<inst_set_t::anyarch>(C, tile, block, ldc, ldc); break;
   }
 }
 
@@ -44,7 +46,9 @@ void run_output(const OutOp& op, inst_set_t isa, cT* C, int32_t* tile,
 // packed for acc16 (accT = int16_t) the product is computed as docs/acc16.md specifies. Call it once per
 // thread with the same arguments and thread_id = 0 .. num_threads - 1; together the calls
 // cover C. packA is this thread's own packer; packB is shared and read-only. C_buffer is
-// an int32 scratch of M x ldc (it may alias C when C is int32 or float). Throws
+// an int32 scratch of M x ldc (it may alias C when C is int32 or float). An empty product
+// (M = 0: an empty batch; N = 0; or K = 0) does nothing, as in FBGEMM: C, C_buffer and A
+// are neither written nor read, and the output pipeline does not run. Throws
 // std::invalid_argument on inconsistent arguments.
 template <typename packingAMatrix, typename packingBMatrix, typename cT, typename processOutputType>
 void fbgemmPacked(PackMatrix<packingAMatrix, uint8_t, typename packingAMatrix::accType>& packA,
@@ -62,6 +66,7 @@ void fbgemmPacked(PackMatrix<packingAMatrix, uint8_t, typename packingAMatrix::a
   const detail::GemmShape s =
       detail::check_gemm(A.numRows(), A.numCols(), A.numGroups(), B.layout(), C, C_buffer, ldc,
                          thread_id, num_threads, a_blocking, blocking_params);
+  if (s.M == 0 || s.N == 0 || s.K == 0) return;  // nothing to compute or write
   const BlockingFactors bf =
       blocking_params ? detail::resolve_blocking(blocking_params, "fbgemmPacked", acc) : a_blocking;
   const detail::IsaRecord& isa = detail::active_isa();

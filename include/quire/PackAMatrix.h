@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 #include "quire/PackMatrix.h"
@@ -31,7 +32,7 @@ class PackAFromMatrix : public PackMatrix<PT, T, accT> {
     return detail::resolve_blocking(params, "rowOffsetBufferSize", detail::accumulation_of<accT>()).MCB;
   }
 
-  int32_t* getRowOffsetBuffer() { return WITH_ROW_OFFSETS ? row_offset_ : nullptr; }
+  int32_t* getRowOffsetBuffer() const { return WITH_ROW_OFFSETS ? row_offset_ : nullptr; }
   matrix_op_t trans() const { return source_.transposed ? matrix_op_t::Transpose : matrix_op_t::NoTranspose; }
 
   // Bytes between rows of the packed block (a multiple of 4, at most KCB).
@@ -42,8 +43,24 @@ class PackAFromMatrix : public PackMatrix<PT, T, accT> {
   detail::ABlockView pack(const block_type_t& block) {
     // The copy buffer is only needed for blocks the kernel cannot read in place.
     if (!detail::a_block_in_place(source_, block)) this->ensure_block_buffer(packedLd());
-    return detail::pack_a_block(source_, block, this->buf_, packedLd(),
-                                WITH_ROW_OFFSETS ? row_offset_ : nullptr);
+    this->packedBlock(block_type_t{block.row_start, block.row_size, block.col_start,
+                                   static_cast<int>(round_up(block.col_size, 4))});
+    last_view_ = detail::pack_a_block(source_, block, this->buf_, packedLd(),
+                                      WITH_ROW_OFFSETS ? row_offset_ : nullptr);
+    return last_view_;
+  }
+
+  // Offset in getBuf() of element (i, j) of the packed block (relative to its first row
+  // and column): rows are packedLd() bytes apart. A block the kernel read in place (not
+  // transposed, width a multiple of 4) is not copied there; printPackedMatrix shows it.
+  int32_t addr(int32_t i, int32_t j) const {
+    return static_cast<int32_t>(i % this->brow_ * packedLd() + j % this->bcol_);
+  }
+
+  // "name:[rows, cols]", then the block packed last as the kernel reads it (its width
+  // rounded up to 4, zero-padded), as FBGEMM prints it.
+  void printPackedMatrix(const std::string& name) const {
+    detail::print_a_block(name, last_view_, this->numPackedRows(), this->numPackedCols());
   }
 
   ~PackAFromMatrix() {
@@ -67,7 +84,7 @@ class PackAFromMatrix : public PackMatrix<PT, T, accT> {
       row_offset_ = row_offset;
       if (row_offset_ == nullptr) {
         row_offset_ = static_cast<int32_t*>(
-            fbgemmAlignedAlloc(64, sizeof(int32_t) * this->params_.MCB));
+            fbgemmAlignedAlloc(64, sizeof(int32_t) * this->params_.MCB, true));
         owns_row_offset_ = true;
       }
     }
@@ -75,11 +92,12 @@ class PackAFromMatrix : public PackMatrix<PT, T, accT> {
 
  private:
   static int32_t checked_int(int64_t v, const char* where, const char* name) {
-    detail::check_arg(v >= 1 && v <= INT32_MAX, where, name, v, "must be in [1, INT32_MAX]");
+    detail::check_arg(v >= 0 && v <= INT32_MAX, where, name, v, "must be in [0, INT32_MAX]");
     return static_cast<int32_t>(v);
   }
 
   detail::ASource source_;
+  detail::ABlockView last_view_{nullptr, 0};
   int32_t* row_offset_ = nullptr;
   bool owns_row_offset_ = false;
 };

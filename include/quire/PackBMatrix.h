@@ -30,10 +30,11 @@ class PackBMatrix final : public PackMatrix<PackBMatrix<T, accT>, T, accT> {
   PackBMatrix(matrix_op_t trans, int32_t nRow, int32_t nCol, const T* smat, int32_t ld,
               T* pmat = nullptr, int groups = 1, const BlockingFactors* params = nullptr)
       : PackMatrix<PackBMatrix, T, accT>(nRow, nCol, pmat, groups, params, "PackBMatrix"),
-        trans_(trans),
+        trans_(trans), ld_(ld),
         layout_(detail::make_b_layout(trans, nRow, nCol, smat, ld, groups, this->params_.NR)) {
     this->brow_ = this->params_.KCB;
     this->bcol_ = this->params_.NR;
+    this->packedBlock(block_type_t{0, layout_.k_per_group, 0, layout_.n});
     this->allocate_if_needed(layout_.allocation_bytes());
     detail::pack_b(layout_, trans, smat, ld, this->buf_);
   }
@@ -67,17 +68,38 @@ class PackBMatrix final : public PackMatrix<PackBMatrix<T, accT>, T, accT> {
     return this->buf_ + g * layout_.group_bytes() + p * layout_.panel_bytes();
   }
 
-  // Writes the weights back in the layout given at construction (compact ld).
+  // Writes the weights back as they were given at construction: the same trans and
+  // leading dimension ld (a matrix made by load() uses the compact ld: N, or K / groups
+  // when transposed). Elements between rows (the ld padding) are not written. params is
+  // accepted for FBGEMM's signature; the packed layout says everything.
   void unpack(T* origin_buf, const BlockingFactors* /*params*/ = nullptr) const {
+    if (layout_.k_per_group == 0 || layout_.n == 0) return;
     detail::check_not_null(origin_buf, "PackBMatrix::unpack", "origin_buf");
-    detail::unpack_b(layout_, trans_, this->buf_, origin_buf);
+    detail::unpack_b(layout_, trans_, ld_, this->buf_, origin_buf);
   }
 
-  // Same geometry (sizes, groups, panel layout).
+  // Offset in getBuf() of element (i, j) of group 0 (K index i, column j): panel j / NR,
+  // K step i / 4, lane j % NR, byte i % 4 (docs/kernel-contract.md).
+  int32_t addr(int32_t i, int32_t j) const {
+    return static_cast<int32_t>(j / layout_.panel_width * layout_.panel_bytes() +
+                                int64_t{i / 4} * layout_.panel_width * 4 +
+                                j % layout_.panel_width * 4 + i % 4);
+  }
+  // Whether K block block_id (of KCB rows) is the group's last.
+  bool isThisLastKBlock(int block_id) const { return this->blockRows() - 1 == block_id; }
+
+  // FBGEMM's list: sizes, block sizes and counts, trans and groups; and quire's packed
+  // layout (panel width, padded K).
   bool metaEquals(const PackBMatrix& other) const {
     const auto& a = layout_;
     const auto& b = other.layout_;
-    return a.k_per_group == b.k_per_group && a.n == b.n && a.groups == b.groups &&
+    return this->numRows() == other.numRows() && this->numCols() == other.numCols() &&
+           this->blockRowSize() == other.blockRowSize() &&
+           this->blockColSize() == other.blockColSize() &&
+           this->blockRows() == other.blockRows() && this->blockCols() == other.blockCols() &&
+           this->numPackedRows() == other.numPackedRows() &&
+           this->numPackedCols() == other.numPackedCols() && trans_ == other.trans_ &&
+           a.k_per_group == b.k_per_group && a.n == b.n && a.groups == b.groups &&
            a.panel_width == b.panel_width && a.padded_k == b.padded_k;
   }
   // Same geometry and the same packed bytes.
@@ -85,8 +107,11 @@ class PackBMatrix final : public PackMatrix<PackBMatrix<T, accT>, T, accT> {
     return metaEquals(other) &&
            std::memcmp(this->buf_, other.buf_, static_cast<size_t>(layout_.total_bytes())) == 0;
   }
-  void printPackedMatrix(const std::string& name) const {
-    std::cout << detail::describe_packed_b(layout_, this->buf_, name);
+  // FBGEMM's format: "name:[K/G, N]", "block size:[KCB, NR]", then per group and block
+  // (K block x panel) the packed steps, one line of 4 x columns values per 4 K rows.
+  // params is accepted for FBGEMM's signature.
+  void printPackedMatrix(const std::string& name, const BlockingFactors* /*params*/ = nullptr) const {
+    std::cout << detail::describe_packed_b(layout_, this->buf_, name, this->blockRowSize());
   }
 
  private:
@@ -94,13 +119,17 @@ class PackBMatrix final : public PackMatrix<PackBMatrix<T, accT>, T, accT> {
   PackBMatrix(const detail::PackedBLayout& layout, matrix_op_t trans)
       : PackMatrix<PackBMatrix, T, accT>(layout.k_per_group * layout.groups, layout.n, nullptr,
                                          layout.groups, nullptr, "PackBMatrix::load"),
-        trans_(trans), layout_(layout) {
+        trans_(trans),
+        ld_(trans == matrix_op_t::NoTranspose ? layout.n : layout.k_per_group),
+        layout_(layout) {
     this->brow_ = this->params_.KCB;
     this->bcol_ = layout.panel_width;
+    this->packedBlock(block_type_t{0, layout_.k_per_group, 0, layout_.n});
     this->allocate_if_needed(layout_.allocation_bytes());
   }
 
   matrix_op_t trans_;
+  int32_t ld_;  // of the source, for unpack
   detail::PackedBLayout layout_;
 };
 

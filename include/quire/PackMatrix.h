@@ -1,10 +1,19 @@
 // The packing base class. A packer turns a source matrix into the layout the micro-kernel
 // streams (docs/kernel-contract.md). B (weights) is packed whole, once; A is packed one
 // MCB x KCB block at a time by the driver, which calls the packer's pack(block).
+//
+// The block queries have FBGEMM's meaning: the matrix is tiled into blocks of
+// blockRowSize() x blockColSize() (A: MCB x KCB; B: KCB x NR, one panel's K block);
+// numPackedRows/Cols and packedRow/ColStart describe the block packed last (A: the
+// current block, its width rounded up to the K interleave of 4; B: one whole group),
+// blockRows()/blockCols() count the blocks of that packed block, lastBrow()/lastBcol()
+// are the sizes of its last row / column of blocks.
 #pragma once
 
 #include <cstdint>
+#include <string>
 
+#include "quire/PackingTraits.h"
 #include "quire/Types.h"
 #include "quire/Utils.h"
 #include "quire/detail/Blocking.h"
@@ -19,26 +28,49 @@ class PackMatrix {
  public:
   using inpType_ = inpType;
 
+  PackMatrix() = delete;
   PackMatrix(const PackMatrix&) = delete;
   PackMatrix& operator=(const PackMatrix&) = delete;
+  PackMatrix(PackMatrix&&) = delete;
+  PackMatrix& operator=(PackMatrix&&) = delete;
 
   // Logical size of the whole matrix (all groups): rows x cols.
   int32_t numRows() const { return nrows_; }
   int32_t numCols() const { return ncols_; }
   int numGroups() const { return groups_; }
-  // The block the packer works in: A blocks are MCB x KCB, B panels KCB x NR.
-  int blockRowSize() const { return brow_; }
-  int blockColSize() const { return bcol_; }
-  int blockRows() const { return (nrows_ + brow_ - 1) / brow_; }
-  int blockCols() const { return (ncols_ + bcol_ - 1) / bcol_; }
-  inpType* getBuf() { return buf_; }
-  const inpType* getBuf() const { return buf_; }
-  // True when the packed buffer was given by the caller (and is not freed by us).
-  bool isPrePacked() const { return !owns_buf_; }
+  int32_t blockRowSize() const { return brow_; }
+  int32_t blockColSize() const { return bcol_; }
+  int32_t blockRows() const { return nbrow_; }
+  int32_t blockCols() const { return nbcol_; }
+  int32_t numPackedRows() const { return packed_.row_size; }
+  int32_t numPackedCols() const { return packed_.col_size; }
+  int32_t packedRowStart() const { return packed_.row_start; }
+  int32_t packedColStart() const { return packed_.col_start; }
+  int32_t lastBrow() const { return last_brow_; }
+  int32_t lastBcol() const { return last_bcol_; }
+  bool isThereColRemainder() const { return last_bcol_ != bcol_; }
+
+  // The packed buffer; with block numbers, where block (rowBlockNum, colBlockNum) starts
+  // in it (the packer's addr() of the block's first element).
+  inpType* getBuf(int32_t rowBlockNum = 0, int32_t colBlockNum = 0) {
+    return buf_ + block_offset(rowBlockNum, colBlockNum);
+  }
+  const inpType* getBuf(int32_t rowBlockNum = 0, int32_t colBlockNum = 0) const {
+    return buf_ + block_offset(rowBlockNum, colBlockNum);
+  }
+
+  // FBGEMM's meaning: constant matrices (B) are pre-packed, activations (A) are not.
+  bool isPrePacked() const { return !PT::isA(); }
   static constexpr bool isA() { return PT::isA(); }
+  int32_t* getRowOffsetBuffer() const { return static_cast<const PT*>(this)->getRowOffsetBuffer(); }
+  bool isThisLastKBlock(int block_id) const {
+    return static_cast<const PT*>(this)->isThisLastKBlock(block_id);
+  }
+  void printPackedMatrix(const std::string& name) { static_cast<PT*>(this)->printPackedMatrix(name); }
+
   const BlockingFactors& blockingFactors() const { return params_; }
 
-  ~PackMatrix() {
+  virtual ~PackMatrix() {
     if (owns_buf_) fbgemmAlignedFree(buf_);
   }
 
@@ -51,6 +83,15 @@ class PackMatrix {
     buf_ = pmat;
   }
 
+  // Records the block just packed and derives the block counts and last sizes from it.
+  void packedBlock(const block_type_t& block) {
+    packed_ = block;
+    nbrow_ = (block.row_size + brow_ - 1) / brow_;
+    nbcol_ = (block.col_size + bcol_ - 1) / bcol_;
+    last_brow_ = block.row_size % brow_ == 0 ? brow_ : block.row_size % brow_;
+    last_bcol_ = block.col_size % bcol_ == 0 ? bcol_ : block.col_size % bcol_;
+  }
+
   // The A block buffer, allocated on first use for the blocks this packer makes:
   // min(MCB, rows) rows of ld bytes (not the largest block the blocking allows).
   void ensure_block_buffer(int64_t ld) {
@@ -60,7 +101,7 @@ class PackMatrix {
   // Allocates the packed buffer when the caller did not pass one.
   void allocate_if_needed(int64_t bytes) {
     if (buf_ == nullptr) {
-      buf_ = static_cast<inpType*>(fbgemmAlignedAlloc(64, static_cast<size_t>(bytes)));
+      buf_ = static_cast<inpType*>(fbgemmAlignedAlloc(64, static_cast<size_t>(bytes), true));
       owns_buf_ = true;
     }
   }
@@ -68,9 +109,22 @@ class PackMatrix {
   int32_t nrows_, ncols_;
   int groups_;
   BlockingFactors params_;
-  int brow_ = 1, bcol_ = 1;
+  int32_t brow_ = 1, bcol_ = 1;
   inpType* buf_ = nullptr;
   bool owns_buf_ = false;
+
+ private:
+  int64_t block_offset(int32_t r, int32_t c) const {
+    if (r == 0 && c == 0) return 0;
+    if constexpr (requires(const PT& p) { p.addr(0, 0); })
+      return static_cast<const PT*>(this)->addr(r * brow_, c * bcol_);
+    else
+      detail::fail_argument("PackMatrix::getBuf", "rowBlockNum", r,
+                            "must be 0: this packer holds one block");
+  }
+
+  block_type_t packed_{0, 0, 0, 0};
+  int32_t nbrow_ = 0, nbcol_ = 0, last_brow_ = 1, last_bcol_ = 1;
 };
 
 }  // namespace quire

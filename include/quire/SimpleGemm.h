@@ -29,6 +29,7 @@ struct Requantization {
 
 // C (M x G*N int32, ldc) = A (M x K uint8, row-major, lda) x B. pool: the threads to
 // use (null: the calling thread alone). Throws std::invalid_argument on bad arguments.
+// Here and in gemm_u8s8u8, M = 0 (an empty batch) writes nothing; A and C may be null.
 void gemm_u8s8s32(const uint8_t* A, int32_t M, int32_t lda, const PackBMatrix<int8_t>& B,
                   int32_t* C, int32_t ldc, ThreadPool* pool = nullptr);
 

@@ -149,6 +149,7 @@ Isa isa_from_inst_set(inst_set_t inst_set) {
     case inst_set_t::avx512_ymm: return Isa::avx512;
     case inst_set_t::avx512_vnni: return Isa::avx512_vnni;
     case inst_set_t::avx512_vnni_ymm: return Isa::avx512_vnni_ymm;
+    case inst_set_t::sve: break;  // Arm: quire has no such path
   }
   throw std::invalid_argument("inst_set_t value " + std::to_string(static_cast<int>(inst_set)) +
                               " is not an instruction set");
@@ -189,6 +190,7 @@ const char* instSetName(inst_set_t isa) {
     case inst_set_t::avx512_vnni: return "avx512_vnni";
     case inst_set_t::avx512_vnni_ymm: return "avx512_vnni_ymm";
     case inst_set_t::avx_vnni: return "avx_vnni";
+    case inst_set_t::sve: return "sve";
   }
   return "unknown";
 }

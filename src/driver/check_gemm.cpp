@@ -22,8 +22,12 @@ GemmShape check_gemm(int32_t a_rows, int32_t a_cols, int a_groups, const PackedB
   check_arg(ldc >= out_cols && ldc <= INT32_MAX, where, "ldc", ldc,
             "must be >= packB.numCols() * groups and fit int32");
   check_product(a_rows, ldc, where, "M x ldc");
-  check_not_null(C, where, "C");
-  check_not_null(C_buffer, where, "C_buffer");
+  // An empty product (M, N or K = 0) writes nothing and reads nothing, as in FBGEMM
+  // (whose K loop then has no block, so not even the output pipeline runs).
+  if (a_rows > 0 && b.n > 0 && b.k_per_group > 0) {
+    check_not_null(C, where, "C");
+    check_not_null(C_buffer, where, "C_buffer");
+  }
   if (blocking_params != nullptr) {
     const BlockingFactors& p = *blocking_params;
     check_arg(p.MR == a_blocking.MR, where, "blocking_params->MR", p.MR,

@@ -1,10 +1,21 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "quire/Utils.h"
 #include "quire/detail/Driver.h"
 
 namespace quire::detail {
+namespace {
+
+// [start, end) of part `id` of `total` units split `parts` ways as evenly as possible:
+// the first total % parts parts get one unit more. (fbgemmPartition1D's ceil-sized
+// chunks can leave threads idle: 5 units over 4 threads give 2, 2, 1, 0.)
+void balanced_split(int id, int parts, int64_t total, int64_t& start, int64_t& end) {
+  const int64_t base = total / parts, extra = total % parts;
+  start = id * base + std::min<int64_t>(id, extra);
+  end = start + base + (id < extra ? 1 : 0);
+}
+
+}  // namespace
 
 ThreadTile partition_tiles(int32_t M, int32_t N, int mr, int panel_width, int thread_id,
                            int num_threads) {
@@ -22,8 +33,8 @@ ThreadTile partition_tiles(int32_t M, int32_t N, int mr, int panel_width, int th
   }
   const int nt = num_threads / best_mt;
   int64_t m_begin, m_end, n_begin, n_end;
-  fbgemmPartition1D(thread_id / nt, best_mt, m_units, m_begin, m_end);
-  fbgemmPartition1D(thread_id % nt, nt, n_units, n_begin, n_end);
+  balanced_split(thread_id / nt, best_mt, m_units, m_begin, m_end);
+  balanced_split(thread_id % nt, nt, n_units, n_begin, n_end);
   return ThreadTile{static_cast<int32_t>(std::min<int64_t>(m_begin * mr, M)),
                     static_cast<int32_t>(std::min<int64_t>(m_end * mr, M)),
                     static_cast<int32_t>(std::min<int64_t>(n_begin * panel_width, N)),

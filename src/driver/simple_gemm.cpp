@@ -63,10 +63,11 @@ void gemm_u8s8u8(const uint8_t* A, int32_t M, int32_t lda, const PackBMatrix<int
                  uint8_t* C, int32_t ldc, const Requantization& q, ThreadPool* pool) {
   // Checked before the int32 scratch of M x ldc is allocated; the rest is checked by
   // the packer, the output op and fbgemmPacked.
-  detail::check_arg(M >= 1, "gemm_u8s8u8", "M", M, "must be >= 1");
+  detail::check_arg(M >= 0, "gemm_u8s8u8", "M", M, "must be >= 0");
   detail::check_arg(int64_t{ldc} >= int64_t{B.numCols()} * B.numGroups(), "gemm_u8s8u8", "ldc", ldc,
                     "must be >= N * groups");
   detail::check_product(M, ldc, "gemm_u8s8u8", "M x ldc");
+  if (M == 0) return;  // an empty batch: nothing to write
   if (q.relu) requantized<true>(A, M, lda, B, C, ldc, q, pool);
   else requantized<false>(A, M, lda, B, C, ldc, q, pool);
 }

@@ -1,3 +1,5 @@
+#include <iomanip>
+#include <iostream>
 #include <string>
 
 #include "quire/detail/Check.h"
@@ -7,16 +9,28 @@
 namespace quire::detail {
 
 void check_a_source(const ASource& a, const char* where) {
-  check_arg(a.rows >= 1, where, "nRow", a.rows, "must be >= 1");
-  check_arg(a.cols >= 1, where, "nCol", a.cols, "must be >= 1");
+  // An empty A (nRow = 0: an empty batch; or nCol = 0) is valid, as in FBGEMM: nothing
+  // of it is ever read, so smat may be null.
+  check_arg(a.rows >= 0, where, "nRow", a.rows, "must be >= 0");
+  check_arg(a.cols >= 0, where, "nCol", a.cols, "must be >= 0");
   check_arg(a.groups >= 1, where, "groups", a.groups, "must be >= 1");
   check_arg(a.cols % a.groups == 0, where, "groups", a.groups, "must divide nCol (K)");
-  check_not_null(a.data, where, "smat");
+  if (a.rows > 0 && a.cols > 0) check_not_null(a.data, where, "smat");
   const int64_t row_len = a.transposed ? a.rows : a.cols;
   check_arg(a.ld >= row_len && a.ld <= INT32_MAX, where, "ld", a.ld,
             a.transposed ? "must be >= nRow for a transposed A and fit int32"
                          : "must be >= nCol and fit int32");
   check_product(a.rows, a.cols, where, "nRow x nCol");
+}
+
+void print_a_block(const std::string& name, const ABlockView& view, int rows, int cols) {
+  std::cout << name << ":[" << rows << ", " << cols << "]\n";
+  for (int r = 0; r < rows && view.data != nullptr; ++r) {
+    for (int c = 0; c < cols; ++c)
+      std::cout << std::setw(5) << static_cast<int64_t>(view.data[r * view.ld + c]) << " ";
+    std::cout << '\n';
+  }
+  std::cout << '\n';
 }
 
 ABlockView pack_a_block(const ASource& a, const block_type_t& block, uint8_t* dst,

@@ -11,11 +11,11 @@ namespace quire::detail {
 
 void check_float_a_source(const float* smat, int64_t ld, bool transposed, int64_t rows,
                           int64_t cols, int groups, const char* where) {
-  check_arg(rows >= 1, where, "nRow", rows, "must be >= 1");
-  check_arg(cols >= 1, where, "nCol", cols, "must be >= 1");
+  check_arg(rows >= 0, where, "nRow", rows, "must be >= 0");  // empty: valid, nothing read
+  check_arg(cols >= 0, where, "nCol", cols, "must be >= 0");
   check_arg(groups >= 1 && cols % groups == 0, where, "groups", groups,
             "must be >= 1 and divide nCol (K)");
-  check_not_null(smat, where, "smat");
+  if (rows > 0 && cols > 0) check_not_null(smat, where, "smat");
   check_arg(ld >= (transposed ? rows : cols), where, "ld", ld,
             transposed ? "must be >= nRow for a transposed A" : "must be >= nCol");
   check_product(rows, cols, where, "nRow x nCol");

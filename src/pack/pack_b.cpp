@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cstring>
+#include <iomanip>
 #include <sstream>
 
 #include "quire/detail/Check.h"
@@ -29,11 +30,12 @@ PackedBLayout make_b_layout(matrix_op_t trans, int32_t nRow, int32_t nCol, const
   const char* where = "PackBMatrix";
   check_arg(trans == matrix_op_t::NoTranspose || trans == matrix_op_t::Transpose, where, "trans",
             static_cast<int>(trans), "is not a matrix_op_t");
-  check_arg(nRow >= 1, where, "nRow", nRow, "must be >= 1");
-  check_arg(nCol >= 1, where, "nCol", nCol, "must be >= 1");
+  // An empty B (K = 0 or N = 0) is valid, as in FBGEMM; nothing of smat is read then.
+  check_arg(nRow >= 0, where, "nRow", nRow, "must be >= 0");
+  check_arg(nCol >= 0, where, "nCol", nCol, "must be >= 0");
   check_arg(groups >= 1, where, "groups", groups, "must be >= 1");
   check_arg(nRow % groups == 0, where, "groups", groups, "must divide nRow (K)");
-  check_not_null(smat, where, "smat");
+  if (nRow > 0 && nCol > 0) check_not_null(smat, where, "smat");
   const int32_t k_per_group = nRow / groups;
   const int64_t row_len = trans == matrix_op_t::NoTranspose ? nCol : k_per_group;
   check_arg(ld >= row_len, where, "ld", ld,
@@ -73,26 +75,34 @@ void pack_b(const PackedBLayout& l, matrix_op_t trans, const int8_t* src, int32_
   }
 }
 
-void unpack_b(const PackedBLayout& l, matrix_op_t trans, const int8_t* packed, int8_t* dst) {
-  const int32_t ld = trans == matrix_op_t::NoTranspose ? l.n : l.k_per_group;
+void unpack_b(const PackedBLayout& l, matrix_op_t trans, int32_t ld, const int8_t* packed,
+              int8_t* dst) {
   for (int g = 0; g < l.groups; ++g)
     for (int k = 0; k < l.k_per_group; ++k)
       for (int j = 0; j < l.n; ++j) dst[source_index(l, trans, ld, g, k, j)] = packed[packed_index(l, g, k, j)];
 }
 
-std::string describe_packed_b(const PackedBLayout& l, const int8_t* packed, const std::string& name) {
+std::string describe_packed_b(const PackedBLayout& l, const int8_t* packed, const std::string& name,
+                              int kcb) {
   std::ostringstream out;
-  out << name << ": packed B, layout v" << PackedBLayout::kVersion << ", " << l.groups
-      << " group(s) of K=" << l.k_per_group << " (padded " << l.padded_k << ") x N=" << l.n
-      << ", panels of " << l.panel_width << " columns\n";
+  out << name << ":[" << l.k_per_group << ", " << l.n << "]\n";
+  out << "block size:[" << kcb << ", " << l.panel_width << "]\n";
+  const int k_blocks = (l.k_per_group + kcb - 1) / kcb;
   for (int g = 0; g < l.groups; ++g) {
-    for (int p = 0; p < l.panels(); ++p) {
-      out << "group " << g << " panel " << p << ":\n";
-      for (int k = 0; k < l.padded_k; ++k) {
-        for (int jj = 0; jj < l.panel_width; ++jj)
-          out << static_cast<int>(packed[g * l.group_bytes() + p * l.panel_bytes() +
-                                         int64_t{k / 4} * l.panel_width * 4 + jj * 4 + k % 4])
-              << (jj + 1 < l.panel_width ? " " : "\n");
+    out << "group: " << g << '\n';
+    for (int kb = 0; kb < k_blocks; ++kb) {
+      const int rows = std::min(kcb, l.k_per_group - kb * kcb);
+      for (int p = 0; p < l.panels(); ++p) {
+        out << "block:" << kb << ", " << p << '\n';
+        const int cols = std::min(l.panel_width, l.n - p * l.panel_width);
+        const int8_t* step = packed + g * l.group_bytes() + p * l.panel_bytes() +
+                             int64_t{kb} * kcb * l.panel_width;  // kcb / 4 steps of width x 4
+        for (int r = 0; r < (rows + 3) / 4; ++r, step += 4 * l.panel_width) {
+          for (int c = 0; c < 4 * cols; ++c)
+            out << std::setw(5) << static_cast<int64_t>(step[c]) << " ";
+          out << '\n';
+        }
+        out << '\n';
       }
     }
   }

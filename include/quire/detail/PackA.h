@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "quire/Types.h"
 
@@ -37,6 +38,10 @@ struct ABlockView {
 inline bool a_block_in_place(const ASource& a, const block_type_t& block) {
   return !a.transposed && block.col_size % 4 == 0;
 }
+
+// Prints rows x cols bytes of a block ("name:[rows, cols]", then each row), FBGEMM's
+// printPackedMatrix format for A packers.
+void print_a_block(const std::string& name, const ABlockView& view, int rows, int cols);
 
 ABlockView pack_a_block(const ASource& a, const block_type_t& block, uint8_t* dst,
                         int64_t ld_dst, int32_t* row_sums);

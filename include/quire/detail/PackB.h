@@ -40,8 +40,9 @@ PackedBLayout make_b_layout(matrix_op_t trans, int32_t nRow, int32_t nCol, const
 void pack_b(const PackedBLayout& layout, matrix_op_t trans, const int8_t* src, int32_t ld,
             int8_t* dst);
 
-// Writes B back in its source layout (same trans, groups stacked, compact ld).
-void unpack_b(const PackedBLayout& layout, matrix_op_t trans, const int8_t* packed, int8_t* dst);
+// Writes B back in its source layout (same trans and ld, groups stacked).
+void unpack_b(const PackedBLayout& layout, matrix_op_t trans, int32_t ld, const int8_t* packed,
+              int8_t* dst);
 
 // Serialized form (little-endian): the 8 bytes "QUIREPB\0", then int32 layout version,
 // trans, K per group, N, groups, panel width, padded K; then total_bytes() packed bytes;
@@ -58,8 +59,8 @@ PackedBHeader read_packed_b_header(std::istream& in);
 // Reads the packed bytes into dst and checks the hash.
 void read_packed_b_payload(std::istream& in, const PackedBHeader& header, int8_t* dst);
 
-// Human-readable dump of the packed panels.
+// The packed panels as FBGEMM's printPackedMatrix shows them, in K blocks of kcb rows.
 std::string describe_packed_b(const PackedBLayout& layout, const int8_t* packed,
-                              const std::string& name);
+                              const std::string& name, int kcb);
 
 }  // namespace quire::detail

@@ -1,0 +1,20 @@
+// The per-ISA transposes behind transpose_simd (quire/Utils.h):
+// dst[i + j * ld_dst] = src[i * ld_src + j] for an M x N src.
+#pragma once
+
+#include <cstdint>
+
+namespace quire::detail {
+
+#define QUIRE_TRANSPOSE_DECL(isa)                                                           \
+  void transpose_##isa(int64_t M, int64_t N, const float* src, int64_t ld_src, float* dst,  \
+                       int64_t ld_dst);                                                     \
+  void transpose_##isa(int64_t M, int64_t N, const uint16_t* src, int64_t ld_src,           \
+                       uint16_t* dst, int64_t ld_dst);                                      \
+  void transpose_##isa(int64_t M, int64_t N, const uint8_t* src, int64_t ld_src,            \
+                       uint8_t* dst, int64_t ld_dst);
+QUIRE_TRANSPOSE_DECL(avx2)    // 8 x 8 (32- and 16-bit) and 16 x 16 (8-bit) tiles
+QUIRE_TRANSPOSE_DECL(avx512)  // 16 x 16 zmm tiles (32-bit), masked edges
+#undef QUIRE_TRANSPOSE_DECL
+
+}  // namespace quire::detail
