@@ -270,8 +270,10 @@ TEST_F(BadInput, ReQuantizeOutputConstructor) {
                  ReQuantizeOutput<true>(done8, m, -1, 0, zp, nullptr, co, nullptr, N));
   EXPECT_INVALID(W("C_multiplier"),
                  ReQuantizeOutput<false>(done8, nullptr, 0, 0, zp, nullptr, co, nullptr, N));
-  EXPECT_INVALID(W("nCol", "0"),
-                 ReQuantizeOutput<false>(done8, m, 0, 0, zp, nullptr, co, nullptr, 0));
+  // nCol = 0 is an empty output (N = 0), accepted as FBGEMM does.
+  EXPECT_NO_THROW(ReQuantizeOutput<false>(done8, m, 0, 0, zp, nullptr, co, nullptr, 0));
+  EXPECT_NO_THROW((ReQuantizeOutput<false, Gran::GROUP>(done8, m, 0, 0, zp, nullptr, co, nullptr,
+                                                        0, 2)));
   EXPECT_INVALID(W("nCol"), ReQuantizeOutput<false>(done8, m, 0, 0, zp, nullptr, co, nullptr,
                                                     static_cast<uint32_t>(-16)));
   EXPECT_INVALID(W("groups", "3"), ReQuantizeOutput<false, Gran::GROUP>(done8, m, 0, 0, zp, nullptr,
@@ -291,7 +293,10 @@ TEST_F(BadInput, ReQuantizeForFloatConstructor) {
   EXPECT_INVALID(W("Bq_scale"), ReQuantizeForFloat<false>(donef, 0.5f, nullptr, 0, zp, nullptr,
                                                           nullptr, nullptr, N));
   EXPECT_INVALID(W("nCol"), ReQuantizeForFloat<false>(donef, 0.5f, multiplier.data(), 0, zp,
-                                                      nullptr, nullptr, nullptr, 0));
+                                                      nullptr, nullptr, nullptr,
+                                                      static_cast<uint32_t>(-16)));
+  EXPECT_NO_THROW(ReQuantizeForFloat<false>(donef, 0.5f, multiplier.data(), 0, zp, nullptr,
+                                            nullptr, nullptr, 0));
   EXPECT_INVALID(W("groups"),
                  ReQuantizeForFloat<true, Gran::GROUP>(donef, 0.5f, multiplier.data(), 0, zp,
                                                        nullptr, nullptr, nullptr, N, 5));

@@ -163,7 +163,7 @@ TEST_F(CompatFbgemm, RequantizedFcPerTensor) {
       const auto raw = naive_raw(Aint8, Bint8, m, n, k, Aint8_zero_point, &Bint8_zero_point, false);
       for (size_t i = 0; i < raw.size(); ++i)
         Cint8_ref[i] = naive_requantize(raw[i], C_multiplier, C_zero_pt, false);
-      EXPECT_EQ(compare_buffers(Cint8_ref.data(), Cint8.data(), m, n, n, 5), 0)
+      EXPECT_EQ(compare_buffers(Cint8_ref.data(), Cint8.data(), m, n, n, 0), 0)
           << instSetName(isa) << " m=" << m << " n=" << n << " k=" << k;
       if (m * n >= 1000) {
         EXPECT_GT(distinct_values(Cint8_ref), 50u) << "degenerate data";
@@ -216,7 +216,7 @@ TEST_F(CompatFbgemm, RequantizedFcPerChannelReluOnThreads) {
           });
         }
         for (auto& t : threads) t.join();
-        EXPECT_EQ(compare_buffers(Cint8_ref.data(), Cint8.data(), m, n, n, 5), 0)
+        EXPECT_EQ(compare_buffers(Cint8_ref.data(), Cint8.data(), m, n, n, 0), 0)
             << instSetName(isa) << " m=" << m << " n=" << n << " k=" << k
             << " threads=" << num_threads;
       }
@@ -248,7 +248,7 @@ TEST_F(CompatFbgemm, DequantizedFloatFc) {
           Cfp32_ref[size_t(i) * n + j] =
               static_cast<float>(raw[size_t(i) * n + j]) * (Aint8_scale * Bint8_scale) + bias[j];
       // Exact: the same float operations in the same order.
-      EXPECT_EQ(compare_buffers(Cfp32_ref.data(), Cfp32.data(), m, n, n, 5, 0.0f), 0)
+      EXPECT_EQ(compare_buffers(Cfp32_ref.data(), Cfp32.data(), m, n, n, 0, 0.0f), 0)
           << instSetName(isa) << " m=" << m << " n=" << n << " k=" << k;
     }
   }
@@ -262,7 +262,7 @@ TEST_F(CompatFbgemm, PackedWeightsUnpackAndCompare) {
   PackBMatrix<int8_t> packedBN(matrix_op_t::NoTranspose, k, n, Bint8.data(), n, nullptr, 1);
   std::vector<int8_t> unpacked(size_t(k) * n);
   packedBN.unpack(unpacked.data());
-  EXPECT_EQ(compare_buffers(Bint8.data(), unpacked.data(), k, n, n, 5), 0);
+  EXPECT_EQ(compare_buffers(Bint8.data(), unpacked.data(), k, n, n, 0), 0);
   PackBMatrix<int8_t> again(matrix_op_t::NoTranspose, k, n, unpacked.data(), n, nullptr, 1);
   EXPECT_TRUE(packedBN.metaEquals(again));
   EXPECT_TRUE(packedBN.equals(again));

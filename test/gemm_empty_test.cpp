@@ -51,7 +51,7 @@ void run_empty(const Shape& s, inst_set_t isa) {
         PackAWithRowOffset<uint8_t> packA(matrix_op_t::Transpose, s.M, s.K, A, s.M);
         DoNothing<> done;
         ReQuantizeOutput<false> rq(done, mult.data(), 3, 1, zp.data(), packA.getRowOffsetBuffer(),
-                                   col_offsets.data(), nullptr, s.N ? s.N : 1);
+                                   col_offsets.data(), nullptr, s.N);
         fbgemmPacked(packA, packB, C8.empty() ? nullptr : C8.data(),
                      buf.empty() ? nullptr : buf.data(), ldc, rq, t, nt);
       }
@@ -61,7 +61,7 @@ void run_empty(const Shape& s, inst_set_t isa) {
         DoNothing<float, float> done;
         ReQuantizeForFloat<false> rq(done, 0.1f, b_scale.data(), 2, zp.data(),
                                      packA.getRowOffsetBuffer(), col_offsets.data(), nullptr,
-                                     s.N ? s.N : 1);
+                                     s.N);
         fbgemmPacked(packA, packB, Cf.empty() ? nullptr : Cf.data(),
                      buf.empty() ? nullptr : buf.data(), ldc, rq, t, nt);
       }

@@ -393,8 +393,10 @@ TEST(OutputPipelineArgs, ReQuantizeOutputConstructorRejectsBadArguments) {
                           "C_multiplier");
   expect_invalid_argument([&] { Tensor(done, mult, 0, 0, nullptr, nullptr, nullptr, nullptr, 8); },
                           "Bq_zero_point");
-  expect_invalid_argument([&] { Tensor(done, mult, 0, 0, zp, nullptr, nullptr, nullptr, 0); },
-                          "nCol");
+  expect_invalid_argument(
+      [&] { Tensor(done, mult, 0, 0, zp, nullptr, nullptr, nullptr, uint32_t{1} << 31); }, "nCol");
+  // nCol = 0 is an empty output (N = 0): accepted, as FBGEMM does.
+  EXPECT_NO_THROW(Tensor(done, mult, 0, 0, zp, nullptr, nullptr, nullptr, 0));
   expect_invalid_argument([&] { Tensor(done, mult, 256, 0, zp, nullptr, nullptr, nullptr, 8); },
                           "C_zero_point");
   expect_invalid_argument([&] { Tensor(done, mult, -1, 0, zp, nullptr, nullptr, nullptr, 8); },
@@ -418,8 +420,9 @@ TEST(OutputPipelineArgs, ReQuantizeForFloatConstructorRejectsBadArguments) {
   expect_invalid_argument(
       [&] { Op(done, 1.0f, scale, 0, nullptr, nullptr, nullptr, nullptr, 4, 2); },
       "Bq_zero_point");
-  expect_invalid_argument([&] { Op(done, 1.0f, scale, 0, zp, nullptr, nullptr, nullptr, 0); },
-                          "nCol");
+  expect_invalid_argument(
+      [&] { Op(done, 1.0f, scale, 0, zp, nullptr, nullptr, nullptr, uint32_t{1} << 31); }, "nCol");
+  EXPECT_NO_THROW(Op(done, 1.0f, scale, 0, zp, nullptr, nullptr, nullptr, 0));
   expect_invalid_argument([&] { Op(done, 1.0f, scale, 0, zp, nullptr, nullptr, nullptr, 4, 3); },
                           "groups");
 }

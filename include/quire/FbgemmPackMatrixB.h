@@ -169,7 +169,7 @@ class PackedGemmMatrixB {
                                           nbcol_, kStep);
     release();
     pmat_passed_in = false;
-    pmat_ = static_cast<T*>(fbgemmAlignedAlloc(64, sizeof(T) * size_));
+    pmat_ = static_cast<T*>(fbgemmAlignedAlloc(64, sizeof(T) * size_, true));
     std::memset(static_cast<void*>(pmat_), 0, sizeof(T) * size_);
   }
 

@@ -62,7 +62,7 @@ class PackWeightMatrixForGConv {
     detail::check_not_null(sdata, kWhere, "sdata");
     if (pdata_ == nullptr) {
       pdata_ = static_cast<T*>(
-          fbgemmAlignedAlloc(64, static_cast<size_t>(packedBufferSize(conv_param))));
+          fbgemmAlignedAlloc(64, static_cast<size_t>(packedBufferSize(conv_param)), true));
       owns_ = true;
     }
     pack();

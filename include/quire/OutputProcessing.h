@@ -77,9 +77,11 @@ inline int64_t block_offset(const block_type_t& b, int ld) {
 // Columns per quantization group, as the epilogue routines take it (see Epilogue.h).
 inline int cols_per_group(const char* op, QuantizationGranularity g, uint32_t nCol,
                           int groups) {
-  if (nCol == 0 || nCol > uint32_t{INT32_MAX})
-    throw_bad_output_arg(op, "nCol", std::to_string(nCol), "must be in [1, INT32_MAX]");
+  if (nCol > uint32_t{INT32_MAX})
+    throw_bad_output_arg(op, "nCol", std::to_string(nCol), "must be <= INT32_MAX");
   if (groups < 1) throw_bad_output_arg(op, "groups", std::to_string(groups), "must be >= 1");
+  // nCol = 0: an empty output (N = 0), which FBGEMM accepts; no block ever reaches f.
+  if (nCol == 0) return 1;
   switch (g) {
     case QuantizationGranularity::TENSOR:
       return kTensorColsPerGroup;

@@ -51,7 +51,7 @@ class PackAWithIm2Col final : public PackMatrix<PackAWithIm2Col<T, accT, SPATIAL
     row_offset_ = row_offset;
     if (row_offset_ == nullptr) {
       row_offset_ =
-          static_cast<int32_t*>(fbgemmAlignedAlloc(64, sizeof(int32_t) * this->params_.MCB));
+          static_cast<int32_t*>(fbgemmAlignedAlloc(64, sizeof(int32_t) * this->params_.MCB, true));
       owns_row_offset_ = true;
     }
   }

@@ -58,7 +58,7 @@ class PackAWithQuantRowOffset final
     this->bcol_ = this->params_.KCB;
     row_offset_ = row_offset;
     if (row_offset_ == nullptr) {
-      row_offset_ = static_cast<int32_t*>(fbgemmAlignedAlloc(64, sizeof(int32_t) * this->params_.MCB));
+      row_offset_ = static_cast<int32_t*>(fbgemmAlignedAlloc(64, sizeof(int32_t) * this->params_.MCB, true));
       owns_row_offset_ = true;
     }
   }

@@ -31,7 +31,7 @@ PackedDepthWiseConvMatrix::PackedDepthWiseConvMatrix(int OC, int kernel_prod, co
   detail::check_not_null(smat, kWhere, "smat");
   const int64_t bytes = packedBytes(OC, kernel_prod);
   detail::check_arg(bytes <= INT32_MAX, kWhere, "OC", OC, "makes the packed weights overflow int32");
-  pmat_ = static_cast<int8_t*>(fbgemmAlignedAlloc(64, static_cast<size_t>(bytes)));
+  pmat_ = static_cast<int8_t*>(fbgemmAlignedAlloc(64, static_cast<size_t>(bytes), true));
   std::memset(pmat_, 0, static_cast<size_t>(bytes));
   for (int r = 0; r < OC; ++r)
     for (int c = 0; c < kernel_prod; ++c) pmat_[addr(r, c)] = smat[int64_t{r} * kernel_prod + c];

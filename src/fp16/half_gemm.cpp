@@ -48,7 +48,7 @@ class Scratch {
  public:
   void* get(size_t bytes) {
     if (bytes > bytes_) {
-      buf_.reset(fbgemmAlignedAlloc(64, bytes));
+      buf_.reset(fbgemmAlignedAlloc(64, bytes, true));
       bytes_ = bytes;
     }
     return buf_.get();
