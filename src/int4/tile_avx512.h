@@ -4,9 +4,10 @@
 //
 // Registers for rows x 64 columns: rows x 4 int32 accumulators (x 2 for rows <= 2: two
 // independent chains per column vector hide the dot latency at decode), the low and
-// high nibbles of one 64-byte load, the nibble mask; A's 4-byte groups are broadcast
-// from memory. The float accumulators live in a 64-byte aligned stack tile: they are
-// touched once per group.
+// high nibbles of one 64-byte load, the nibble mask, and what Dot needs for A (VNNI:
+// nothing, its 4-byte groups are broadcast from memory inside vpdpbusd: 6 x 4 + 3 = 27
+// of 32 registers). The float accumulators live in a 64-byte aligned stack tile: they
+// are touched once per group.
 #pragma once
 
 #include "common/intrinsics.h"
@@ -28,12 +29,6 @@ inline __m512 load_scales(const void* base, int64_t i) {
     if constexpr (ST == Int4ScaleType::f16) return _mm512_cvtph_ps(h);
     else return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
   }
-}
-
-inline __m512i broadcast4(const int8_t* p) {
-  int32_t v;
-  __builtin_memcpy(&v, p, 4);
-  return _mm512_set1_epi32(v);
 }
 
 template <class Dot, int MR, Int4ScaleType ST, bool kMin>
@@ -62,11 +57,7 @@ void kernel(const Int4KernelArgs& p) {
         const __m512i lo = _mm512_and_si512(x, nibble);
         const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(x, 4), nibble);
 #pragma GCC unroll 6
-        for (int r = 0; r < MR; ++r) {
-          const int8_t* ar = a + r * p.lda;
-          Dot::step(s0[r][v], kDual ? s1[r][v] : s0[r][v], lo, broadcast4(ar), hi,
-                    broadcast4(ar + 4));
-        }
+        for (int r = 0; r < MR; ++r) Dot::step(s0[r][v], kDual ? s1[r][v] : s0[r][v], lo, hi, a + r * p.lda);
       }
     }
     // The group's scales: s * float(P - 8R), or s * float(P) + m * float(R).
@@ -112,10 +103,11 @@ void kernel(const Int4KernelArgs& p) {
   }
 }
 
-// The table for one Dot: kernels for 1..6 rows, both kinds, the three scale types.
+// The table for one Dot: kernels for 1..Dot::kMaxRows rows, both kinds, the three
+// scale types.
 template <class Dot>
 constexpr Int4Kernels make_kernels(const char* name) {
-  Int4Kernels k{name, kInt4MaxRows, {}};
+  Int4Kernels k{name, Dot::kMaxRows, {}};
   using ST = Int4ScaleType;
   auto fill = [&]<bool kMin, ST S>() {
     auto& row = k.fn[kMin ? 1 : 0][static_cast<int>(S)];
@@ -123,8 +115,10 @@ constexpr Int4Kernels make_kernels(const char* name) {
     row[2] = &kernel<Dot, 2, S, kMin>;
     row[3] = &kernel<Dot, 3, S, kMin>;
     row[4] = &kernel<Dot, 4, S, kMin>;
-    row[5] = &kernel<Dot, 5, S, kMin>;
-    row[6] = &kernel<Dot, 6, S, kMin>;
+    if constexpr (Dot::kMaxRows == 6) {
+      row[5] = &kernel<Dot, 5, S, kMin>;
+      row[6] = &kernel<Dot, 6, S, kMin>;
+    }
   };
   fill.template operator()<false, ST::f32>();
   fill.template operator()<false, ST::f16>();
