@@ -1,10 +1,11 @@
 // quire-example-llm-layer: one transformer MLP block of a 7B-class model (Llama's
 // SwiGLU: d = 4096, hidden 11008) with 4-bit weights, on random weights:
 //   y = W_down (SiLU(x W_gate) * (x W_up))
-// Each weight matrix is quantized to 4 bits (symmetric, groups of 32 along K, fp16
-// scales: the Q4_0 format) and run with int4Gemm; the block is compared with the same
-// block in float (double accumulation) on the unquantized weights, and timed per token
-// (M = 1, the decode step).
+// Each weight matrix is quantized to 4 bits as Q4_0 files are made (symmetric, groups of
+// 32 along K, fp16 scales) and run with int4Gemm; the block is compared with the same
+// block in float (double accumulation) on the unquantized weights and on the 4-bit
+// weights themselves (what the weights cost, and what the int8 activations add), and
+// timed per token (M = 1, the decode step).
 //   usage: quire-example-llm-layer [threads (default 1)] [tokens to time (default 50)]
 #include <algorithm>
 #include <chrono>
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "quire/quire.h"
@@ -31,21 +33,38 @@ std::vector<float> random_weights(int K, int N, uint32_t seed) {
   return w;
 }
 
-// Symmetric 4-bit, groups of kGroup along K: s = max|w| / 7 in fp16, v = round(w / s).
+// Q4_0's rule per group of kGroup along K: x the weight of largest magnitude, scale
+// d = x / -8 (stored as fp16), v = min(15, trunc(w / d + 8.5)) - 8 (x maps to -8).
 PackedInt4Weights quantize(const std::vector<float>& w, int K, int N) {
   const int groups = K / kGroup;
   std::vector<int8_t> v(w.size());
   std::vector<float16> s(size_t(groups) * N);
   for (int g = 0; g < groups; ++g)
     for (int j = 0; j < N; ++j) {
-      float amax = 0;
-      for (int k = g * kGroup; k < (g + 1) * kGroup; ++k) amax = std::max(amax, std::fabs(w[size_t(k) * N + j]));
-      s[size_t(g) * N + j] = cpu_float2half_rn(amax > 0 ? amax / 7 : 1.0f);
-      const float inv = 1.0f / cpu_half2float(s[size_t(g) * N + j]);
+      float x = 0;
       for (int k = g * kGroup; k < (g + 1) * kGroup; ++k)
-        v[size_t(k) * N + j] = static_cast<int8_t>(std::clamp(std::nearbyint(w[size_t(k) * N + j] * inv), -8.0f, 7.0f));
+        if (std::fabs(w[size_t(k) * N + j]) > std::fabs(x)) x = w[size_t(k) * N + j];
+      const float d = x / -8;
+      const float inv = d != 0 ? 1 / d : 0;
+      s[size_t(g) * N + j] = cpu_float2half_rn(d);
+      for (int k = g * kGroup; k < (g + 1) * kGroup; ++k)
+        v[size_t(k) * N + j] = static_cast<int8_t>(std::min(15, int(w[size_t(k) * N + j] * inv + 8.5f)) - 8);
     }
   return PackedInt4Weights(matrix_op_t::NoTranspose, K, N, v.data(), N, kGroup, s.data());
+}
+
+// max |y - y_ref| / max |y_ref| and the relative RMS error, in percent.
+void print_error(const char* what, const std::vector<float>& y, const std::vector<double>& y_ref) {
+  double err = 0, mag = 0, err2 = 0, mag2 = 0;
+  for (size_t j = 0; j < y.size(); ++j) {
+    const double e = y[j] - y_ref[j];
+    err = std::max(err, std::fabs(e));
+    mag = std::max(mag, std::fabs(y_ref[j]));
+    err2 += e * e;
+    mag2 += y_ref[j] * y_ref[j];
+  }
+  std::printf("error against %s: max |y - y_ref| = %.2f%% of max |y_ref| (%.4f), relative RMS %.2f%%\n",
+              what, 100 * err / mag, mag, 100 * std::sqrt(err2 / mag2));
 }
 
 float silu(float x) { return x / (1.0f + std::exp(-x)); }
@@ -56,6 +75,16 @@ std::vector<double> gemv(const std::vector<double>& x, const std::vector<float>&
   for (int k = 0; k < K; ++k)
     for (int j = 0; j < N; ++j) y[j] += x[k] * w[size_t(k) * N + j];
   return y;
+}
+
+// The block in float with double sums: y = W_down (SiLU(x W_gate) * (x W_up)).
+std::vector<double> float_block(const std::vector<float>& x, const std::vector<float>& w_gate,
+                                const std::vector<float>& w_up, const std::vector<float>& w_down) {
+  const std::vector<double> xd(x.begin(), x.end());
+  const std::vector<double> g = gemv(xd, w_gate, kModel, kHidden), u = gemv(xd, w_up, kModel, kHidden);
+  std::vector<double> h(kHidden);
+  for (int j = 0; j < kHidden; ++j) h[j] = silu(static_cast<float>(g[j])) * u[j];
+  return gemv(h, w_down, kHidden, kModel);
 }
 
 }  // namespace
@@ -80,12 +109,11 @@ int main(int argc, char** argv) {
   std::vector<float> x(kModel);
   for (float& v : x) v = act(gen);
 
-  // The block in float (double sums) on the unquantized weights.
-  const std::vector<double> xd(x.begin(), x.end());
-  const std::vector<double> g = gemv(xd, w_gate, kModel, kHidden), u = gemv(xd, w_up, kModel, kHidden);
-  std::vector<double> h(kHidden);
-  for (int j = 0; j < kHidden; ++j) h[j] = silu(static_cast<float>(g[j])) * u[j];
-  const std::vector<double> y_ref = gemv(h, w_down, kHidden, kModel);
+  const std::vector<double> y_float = float_block(x, w_gate, w_up, w_down);
+  // The same block on the 4-bit weights (dequantized), activations unquantized.
+  for (auto [q, w] : {std::pair{&q_gate, &w_gate}, std::pair{&q_up, &w_up}, std::pair{&q_down, &w_down}})
+    q->dequantize(w->data());
+  const std::vector<double> y_q4 = float_block(x, w_gate, w_up, w_down);
 
   // The block with 4-bit weights.
   ThreadPool pool(threads);
@@ -97,16 +125,8 @@ int main(int argc, char** argv) {
     int4Gemm(1, hidden.data(), kHidden, q_down, y.data(), kModel, Int4Epilogue{}, pool);
   };
   block();
-  double err = 0, mag = 0, err2 = 0, mag2 = 0;
-  for (int j = 0; j < kModel; ++j) {
-    const double e = y[j] - y_ref[j];
-    err = std::max(err, std::fabs(e));
-    mag = std::max(mag, std::fabs(y_ref[j]));
-    err2 += e * e;
-    mag2 += y_ref[j] * y_ref[j];
-  }
-  std::printf("error against float: max |y - y_float| = %.5f (%.2f%% of max |y_float| = %.4f), "
-              "relative RMS %.2f%%\n", err, 100 * err / mag, mag, 100 * std::sqrt(err2 / mag2));
+  print_error("float (unquantized weights)", y, y_float);
+  print_error("the 4-bit weights in float (what int8 activations add)", y, y_q4);
 
   for (int i = 0; i < 3; ++i) block();  // warm: the 3 x 24 MiB of weights do not fit the L3
   const auto t0 = std::chrono::steady_clock::now();
@@ -117,3 +137,4 @@ int main(int argc, char** argv) {
               bytes / (1 << 20), bytes / s / 1e9);
   return 0;
 }
+

@@ -50,6 +50,7 @@ Int4Plan int4_plan(int M, int panels, int groups, int num_threads, bool k_split_
 namespace {
 
 constexpr const char* kWhere = "PackedInt4Weights";
+constexpr int kMaxInt4Group = 1 << 20;
 
 float scale_value(const void* base, Int4ScaleType st, int64_t i) {
   switch (st) {
@@ -77,6 +78,9 @@ void check_geometry(matrix_op_t trans, int K, int N, const void* src, int ld, in
   check_arg(group_size == 32 || group_size == 64 || group_size == 128 || group_size == 256 ||
                 group_size == K,
             kWhere, "group_size", group_size, "must be 32, 64, 128, 256 or K (per channel)");
+  // A group's int32 sums: |P| <= group * 128 * 15 and |8 R| <= group * 1024 must fit.
+  check_arg(group_size <= kMaxInt4Group, kWhere, "group_size", group_size,
+            "must be <= 1048576 (a group's int32 sums would overflow)");
   check_not_null(src, kWhere, src_name);
   const bool t = trans == matrix_op_t::Transpose;
   check_arg(ld >= (t ? K : N), kWhere, "ld", ld, t ? "must be >= K when transposed" : "must be >= N");

@@ -82,6 +82,7 @@ PackedInt4Weights PackedInt4Weights::load(std::istream& in) {
   detail::check_product(K, N, kLoad, "K x N");
   detail::check_arg(group == 32 || group == 64 || group == 128 || group == 256 || group == K,
                     kLoad, "group size", group, "must be 32, 64, 128, 256 or K");
+  detail::check_arg(group <= (1 << 20), kLoad, "group size", group, "must be <= 1048576");
   detail::check_arg(h[4] == (K + group - 1) / group, kLoad, "groups", h[4],
                     "does not match K and the group size");
   detail::check_arg(h[5] >= 0 && h[5] <= 2, kLoad, "kind", h[5], "is not an Int4Kind");
