@@ -149,9 +149,9 @@ std::optional<Options> parse_options(int argc, char** argv) {
   }
   const bool half = opt.precision == "fp16" || opt.precision == "bf16";
   if (half && !shape_set_given) opt.shape_set = "half";
+  if (opt.precision == "int4" && !shape_set_given) opt.shape_set = "llm";
   const bool llm_set = opt.shape_set == "llm" || opt.shape_set == "decode" || opt.shape_set == "quick";
   if (opt.precision == "int4") {
-    if (!shape_set_given) opt.shape_set = "llm";
     if (!llm_set) throw UsageError("--precision int4 runs --shapes llm, decode or quick (or --shape)");
     if (!opt.json_path.empty()) throw UsageError("--precision int4 has no JSON output; use --csv");
   } else if (llm_set) {

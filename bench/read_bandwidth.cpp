@@ -109,7 +109,7 @@ double read_bandwidth_gbs(int64_t bytes, int threads) {
 
 std::string level_of(int64_t bytes, const CacheSizes& caches, int threads) {
   if (bytes <= caches.l2 * threads / 2) return "L2";
-  if (bytes <= caches.l3 * 3 / 4) return "L3";
+  if (bytes <= caches.l3 / 2) return "L3";  // the L3 is shared with whatever else runs
   return "DRAM";
 }
 
