@@ -23,6 +23,7 @@ const Shape kShapes[] = {
     {1, 64, 64, 32},    {1, 100, 17, 32},  {2, 257, 65, 64},   {3, 300, 130, 128},
     {4, 520, 63, 256},  {1, 77, 3, 77},    {4, 1000, 1, 1000}, {5, 96, 129, 32},
     {7, 136, 70, 64},   {13, 250, 33, 250}, {1, 2048, 40, 32}, {3, 1100, 100, 128},
+    {2, 33000, 17, 33000},  // a per-channel group longer than the VNNI kernels' fold
 };
 
 const Int4Kind kKinds[] = {Int4Kind::symmetric, Int4Kind::zero_point, Int4Kind::scale_min};
