@@ -95,7 +95,7 @@ class Int8Path {
   }
 
   void call(ThreadPool& pool, float* C) {
-    const auto [M, N, K] = l_.shape;
+    const int M = l_.shape.M, N = l_.shape.N, K = l_.shape.K;  // captured below (not bindings: Clang 14)
     const TensorQuantizationParams qa = ChooseActivationQuantization(l_.a.data(), M, K, K);
     pool.run([&](int t, int nt) {
       PackAWithQuantRowOffset<uint8_t> pa(matrix_op_t::NoTranspose, M, K, l_.a.data(), K, nullptr,
