@@ -50,12 +50,15 @@ void print_usage(std::FILE* out, const char* argv0) {
       "usage: %s [options]\n"
       "  --shapes SET       inference (default) | square | conv | all (inference + square)\n"
       "                     | half (M = 1..119, N = K = 512; the default for fp16 and bf16)\n"
+      "                     | llm (int4's default: 7B-class layers, M = 1, 4, 16, 64, 256)\n"
+      "                     | decode (llm with M = 1, 4) | quick (4096x4096, M = 1, 64)\n"
       "                     conv: the convolution bench (fbgemmConv on ResNet-50, MobileNet-v2\n"
       "                     and ResNeXt layers, against plain and unfused GEMMs)\n"
       "  --precision P      int8 (default) | acc16: 16-bit accumulation against quire's\n"
       "                     exact int8 on the same path, int32 output | fp16 | bf16: fp32\n"
       "                     activations x fp16 / bf16 weights (cblas_gemm_compute)\n"
-      "                     against OpenBLAS sgemm\n"
+      "                     against OpenBLAS sgemm | int4: fp32 activations x 4-bit\n"
+      "                     weights (int4Gemm) against quire's int8 and bf16 paths and sgemm\n"
       "  --shape M,N,K      run this shape instead of a set (repeatable)\n"
       "  --threads T        threads per call (default 1), for quire and the baselines\n"
       "  --isa NAME         force quire's path: anyarch | avx2 | avx_vnni | avx512 |\n"
@@ -78,6 +81,8 @@ void print_usage(std::FILE* out, const char* argv0) {
       "  convolution layers                         quire-bench --shapes conv\n"
       "  acc16 against exact int8                   quire-bench --precision acc16\n"
       "  fp16 / bf16 weights against sgemm          quire-bench --precision bf16\n"
+      "  4-bit weights, LLM layers from DRAM        quire-bench --precision int4 --flush\n"
+      "  4-bit weights, a short run                 quire-bench --precision int4 --shapes quick\n"
       "  machine-readable                           quire-bench --csv > run.csv; quire-bench --json run.json\n"
       "  plots from JSON runs (python3-matplotlib)  python3 bench/plot_bench.py --out plots "
       "run.json\n"
@@ -101,15 +106,16 @@ std::optional<Options> parse_options(int argc, char** argv) {
       opt.shape_set = value();
       shape_set_given = true;
       if (opt.shape_set != "inference" && opt.shape_set != "square" &&
-          opt.shape_set != "conv" && opt.shape_set != "all" && opt.shape_set != "half") {
+          opt.shape_set != "conv" && opt.shape_set != "all" && opt.shape_set != "half" &&
+          opt.shape_set != "llm" && opt.shape_set != "decode" && opt.shape_set != "quick") {
         throw UsageError("--shapes: unknown set '" + opt.shape_set + "'");
       }
     } else if (flag == "--precision") {
       opt.precision = value();
       if (opt.precision != "int8" && opt.precision != "acc16" && opt.precision != "fp16" &&
-          opt.precision != "bf16") {
-        throw UsageError("--precision: want int8, acc16, fp16 or bf16, got '" + opt.precision +
-                         "'");
+          opt.precision != "bf16" && opt.precision != "int4") {
+        throw UsageError("--precision: want int8, acc16, fp16, bf16 or int4, got '" +
+                         opt.precision + "'");
       }
     } else if (flag == "--shape") {
       opt.shapes.push_back(parse_shape(value()));
@@ -143,6 +149,14 @@ std::optional<Options> parse_options(int argc, char** argv) {
   }
   const bool half = opt.precision == "fp16" || opt.precision == "bf16";
   if (half && !shape_set_given) opt.shape_set = "half";
+  if (opt.precision == "int4" && !shape_set_given) opt.shape_set = "llm";
+  const bool llm_set = opt.shape_set == "llm" || opt.shape_set == "decode" || opt.shape_set == "quick";
+  if (opt.precision == "int4") {
+    if (!llm_set) throw UsageError("--precision int4 runs --shapes llm, decode or quick (or --shape)");
+    if (!opt.json_path.empty()) throw UsageError("--precision int4 has no JSON output; use --csv");
+  } else if (llm_set) {
+    throw UsageError("--shapes " + opt.shape_set + " is for --precision int4");
+  }
   if (opt.precision != "int8" && opt.shape_set == "conv") {
     throw UsageError("--precision " + opt.precision + " runs GEMM shapes; --shapes conv is int8");
   }

@@ -14,6 +14,7 @@
 #include "conv_bench.h"
 #include "gemm_data.h"
 #include "half_bench.h"
+#include "int4_bench.h"
 #include "options.h"
 #include "peak_probe.h"
 #include "machine.h"
@@ -30,6 +31,7 @@ namespace {
 
 std::vector<Shape> select_shapes(const Options& opt) {
   if (!opt.shapes.empty()) return opt.shapes;
+  if (opt.precision == "int4") return int4_shapes(opt.shape_set);
   std::vector<Shape> shapes;
   if (opt.shape_set == "inference" || opt.shape_set == "all") shapes = inference_shapes();
   if (opt.shape_set == "half") shapes = half_shapes();
@@ -50,6 +52,7 @@ Measurement measure(const std::function<void()>& call, const Shape& s, const Opt
 int run(const Options& opt) {
   const std::vector<Shape> shapes = select_shapes(opt);
   if (opt.precision == "acc16") return run_acc16_bench(opt, shapes, cpu_name());
+  if (opt.precision == "int4") return run_int4_bench(opt, shapes);
   if (opt.precision != "int8") return run_half_bench(opt, shapes);
 
   RunInfo info;

@@ -8,6 +8,7 @@
 #include "quire/DoSConvOnInpBuffer.h"
 #include "quire/DoSpmdmOnInpBuffer.h"
 #include "quire/Gemm.h"
+#include "quire/Int4Gemm.h"
 #include "quire/OutputProcessing.h"
 #include "quire/PackAMatrix.h"
 #include "quire/PackAWithQuantRowOffset.h"

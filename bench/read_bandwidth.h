@@ -1,0 +1,26 @@
+// Read bandwidth of the level a working set sits in, for the int4 bench's "% of
+// bandwidth" column: what a kernel that only streams its weights can hope for.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace quire::bench {
+
+struct CacheSizes {
+  int64_t l2 = 0;  // per core
+  int64_t l3 = 0;  // shared by the cores of one package (or CCD), as cpuinfo reports it
+};
+CacheSizes cache_sizes();
+
+// Bytes read per second (GB/s) when `threads` threads each read their own `bytes /
+// threads` part of a buffer over and over with 32-byte loads (AVX2 when the CPU has it),
+// with and without software prefetch: the best of 8 runs of ~20 ms each, after a
+// warm-up pass that puts the data where it will stay (L2, L3) or shows it cannot (more
+// than the L3: memory). Best, not median: on a shared machine others only slow a run.
+double read_bandwidth_gbs(int64_t bytes, int threads);
+
+// The level a warm working set of `bytes` sits in: "L2", "L3" or "DRAM".
+std::string level_of(int64_t bytes, const CacheSizes& caches, int threads);
+
+}  // namespace quire::bench
