@@ -319,7 +319,9 @@ TEST(Soak, MixedCallsFromManyThreadsStayCorrectAndFlat) {
               static_cast<long long>(growth), static_cast<long long>(kToleranceKib),
               1024.0 * kToleranceKib / std::max<int64_t>(1, calls_after_warmup.load()));
   EXPECT_GE(rss_at_warm, 0) << "VmRSS was never sampled after warm-up";
-  if (!kSanitized) EXPECT_LE(growth, kToleranceKib) << "VmRSS grew after warm-up";
+  if (!kSanitized) {
+    EXPECT_LE(growth, kToleranceKib) << "VmRSS grew after warm-up";
+  }
 }
 
 }  // namespace
