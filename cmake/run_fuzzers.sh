@@ -33,7 +33,7 @@ run_one() {
   [[ -d $src/fuzz/corpus/$t ]] && seeds+=("$src/fuzz/corpus/$t")
   # -rss_limit_mb / -malloc_limit_mb: an input that makes quire allocate without bound is
   # a finding too. -timeout: one input may not take longer than this.
-  if "$bin" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
+  if UBSAN_OPTIONS="print_stacktrace=1 ${UBSAN_OPTIONS:-}" "$bin" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
        -max_len=4096 -print_final_stats=1 -artifact_prefix="$art/" \
        "$scratch/$t" "${seeds[@]}" > "$scratch/$t.log" 2>&1; then
     echo "$t: ok ($(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$scratch/$t.log" | grep -o '[0-9]*$') runs in ${seconds}s)"

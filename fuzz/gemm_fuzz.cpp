@@ -4,7 +4,10 @@
 // per-thread calls run one after another), the operand fill and the output pipeline:
 // memCopy to int32, ReQuantizeOutput to uint8 (granularity, ReLU, int32 / float / no
 // bias, zero points) or ReQuantizeForFloat. The result must equal quire::ref bit for bit.
+// QUIRE_FUZZ_VERBOSE=1 prints each input's case.
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <vector>
@@ -136,7 +139,7 @@ void run_gran(const Gemm& p, PackBMatrix<int8_t>& packB, int pipeline) {
 // A blocking derived from the path's: smaller register tile, cache blocks of any size
 // that keeps the documented multiples.
 BlockingFactors draw_blocking(FuzzedDataProvider& in) {
-  BlockingFactors bf = detail::resolve_blocking(nullptr, "fuzz", detail::Accumulation::acc32);
+  BlockingFactors bf = detail::resolve_blocking(nullptr, "fuzz", detail::Accumulation::int32);
   bf.MR = in.ConsumeIntegralInRange(1, bf.MR);
   bf.NR = bf.NR_MIN * in.ConsumeIntegralInRange(1, bf.NR / bf.NR_MIN);
   bf.MCB = bf.MR * in.ConsumeIntegralInRange(1, 24);
@@ -154,10 +157,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider in(data, size);
   ScopedIsa isa(pick_isa(in));
   Gemm p;
-  p.G = in.ConsumeIntegralInRange(1, 4);
-  p.M = in.ConsumeIntegralInRange(1, 160);
-  p.N = in.ConsumeIntegralInRange(1, 140);
-  p.K = in.ConsumeIntegralInRange(1, 300);
+  // Mostly small sizes (every edge case of the tiles and blocks is below 130), now and
+  // then past the default cache blocks.
+  const bool big = in.ConsumeIntegralInRange(0, 7) == 0;
+  p.G = in.ConsumeIntegralInRange(1, big ? 1 : 3);
+  p.M = in.ConsumeIntegralInRange(1, big ? 260 : 40);
+  p.N = in.ConsumeIntegralInRange(1, big ? 600 : 130);
+  p.K = in.ConsumeIntegralInRange(1, big ? 2100 : 70);
+  if (big) p.N = std::max(1, std::min(p.N, (1 << 22) / (p.M * p.K)));  // M*N*K <= 2^22
   p.T = in.ConsumeIntegralInRange(1, 8);
   p.at = in.ConsumeBool() ? matrix_op_t::Transpose : matrix_op_t::NoTranspose;
   p.bt = in.ConsumeBool() ? matrix_op_t::Transpose : matrix_op_t::NoTranspose;
@@ -216,6 +223,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                      p.col_off.data() + g * p.N, 1);
   }
 
+  if (std::getenv("QUIRE_FUZZ_VERBOSE"))  // to see what a crashing input runs
+    std::fprintf(stderr, "isa=%s M=%d N=%d K=%d G=%d T=%d at=%d bt=%d blocked=%d MR=%d NR=%d MCB=%d KCB=%d NCB=%d pipeline=%d\n", instSetName(fbgemmInstructionSet()), p.M, p.N, p.K, p.G, p.T, int(p.at), int(p.bt), p.blocked, p.bf.MR, p.bf.NR, p.bf.MCB, p.bf.KCB, p.bf.NCB, pipeline);
   std::unique_ptr<PackBMatrix<int8_t>> packB;
   try {
     packB = std::make_unique<PackBMatrix<int8_t>>(p.bt, p.Ktot, p.N, p.B.data(), p.ldb, nullptr,

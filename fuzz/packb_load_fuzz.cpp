@@ -31,12 +31,16 @@ uint64_t fnv1a(const std::string& s, size_t n) {
   return h;
 }
 
-// Writes the right checksum where the header says it goes, if the stream is that long.
+// Writes the right checksum where the header says it goes, if the header's geometry is
+// one load() can accept (else load rejects it before the checksum matters) and the
+// stream is that long.
 void fix_checksum(std::string& s) {
   if (s.size() < kMagicBytes + kHeaderBytes) return;
   int32_t h[7];
   std::memcpy(h, s.data() + kMagicBytes, sizeof(h));
-  if (h[2] < 1 || h[3] < 1 || h[4] < 1 || h[5] < 1 || h[6] < 0) return;
+  if (h[2] < 1 || h[2] > detail::kMaxExactK || h[3] < 1 || h[4] < 1 || h[5] < 1 || h[5] > 64 ||
+      h[6] != ((h[2] + 3) & ~3) || __int128{h[2]} * h[4] * h[3] > __int128{1} << 31)
+    return;
   const detail::PackedBLayout l{h[2], h[3], h[4], h[5], h[6]};
   const uint64_t at = kMagicBytes + kHeaderBytes + uint64_t(l.total_bytes());
   if (at + 8 > s.size()) return;

@@ -52,7 +52,7 @@ bool same_bytes(const std::vector<T>& a, const std::vector<T>& b) {
 }
 
 template <class In, class Out>
-void fuzz(FuzzedDataProvider& in, int bit_rate, bool sb_float, size_t rows, int cols,
+void round_trip(FuzzedDataProvider& in, int bit_rate, bool sb_float, size_t rows, int cols,
           bool moderate, bool last) {
   const std::vector<In> x = values<In>(in, rows * size_t(cols), moderate);
   const int per_byte = 8 / bit_rate;
@@ -127,11 +127,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const int cols = in.ConsumeIntegralInRange(0, 140);
   const bool moderate = in.ConsumeBool(), last = in.ConsumeBool();
   if (half_in) {
-    if (half_out) fuzz<float16, float16>(in, bit_rate, sb_float, rows, cols, moderate, last);
-    else fuzz<float16, float>(in, bit_rate, sb_float, rows, cols, moderate, last);
+    if (half_out) round_trip<float16, float16>(in, bit_rate, sb_float, rows, cols, moderate, last);
+    else round_trip<float16, float>(in, bit_rate, sb_float, rows, cols, moderate, last);
   } else {
-    if (half_out) fuzz<float, float16>(in, bit_rate, sb_float, rows, cols, moderate, last);
-    else fuzz<float, float>(in, bit_rate, sb_float, rows, cols, moderate, last);
+    if (half_out) round_trip<float, float16>(in, bit_rate, sb_float, rows, cols, moderate, last);
+    else round_trip<float, float>(in, bit_rate, sb_float, rows, cols, moderate, last);
   }
   return 0;
 }
