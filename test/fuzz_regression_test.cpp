@@ -46,5 +46,14 @@ TEST(FuzzRegression, PackBLoadFoundInput) {
   EXPECT_INVALID(({"truncated"}), std::istringstream in(s); PackBMatrix<int8_t>::load(in));
 }
 
+// packb_load_fuzz: K x groups x N past int64 (K 10, 536870937 groups, N 1980164611) made
+// the int32 overflow check of the geometry overflow itself (signed overflow: undefined
+// behaviour, reported by UBSan). It is now refused as overflowing int32.
+TEST(FuzzRegression, PackBLoadGeometryProductPastInt64) {
+  const std::string s = packed_b_stream({1, 0, 10, 1980164611, 536870937, 64, 12}, 100);
+  EXPECT_INVALID(({"K", "N", "overflows"}), std::istringstream in(s);
+                 PackBMatrix<int8_t>::load(in));
+}
+
 }  // namespace
 }  // namespace quire::test
