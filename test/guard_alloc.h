@@ -21,7 +21,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <algorithm>
+#include <utility>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -75,9 +75,6 @@ class GuardedArray {
       : GuardedArray(v.size(), where, align) {
     if (!v.empty()) std::memcpy(static_cast<void*>(data_), v.data(), v.size() * sizeof(T));
   }
-  GuardedArray(size_t n, Guard where, const T& fill) : GuardedArray(n, where) {
-    std::fill_n(data_, n, fill);
-  }
   ~GuardedArray() {
     if (map_ != nullptr) munmap(map_, map_bytes_);
   }
@@ -94,7 +91,6 @@ class GuardedArray {
   size_t size() const { return n_; }
   T& operator[](size_t i) { return data_[i]; }
   const T& operator[](size_t i) const { return data_[i]; }
-  std::vector<T> to_vector() const { return std::vector<T>(data_, data_ + n_); }
 
  private:
   void swap(GuardedArray& o) {
