@@ -32,6 +32,22 @@ void read_exact(std::istream& in, void* dst, size_t n, const char* part) {
   if (static_cast<size_t>(in.gcount()) != n) bad_stream(std::string("is truncated in the ") + part);
 }
 
+// The stream must still hold `bytes` before load() allocates for them: a corrupt or
+// hostile header of a few bytes may not make it allocate gigabytes (found by
+// fuzz/packb_load_fuzz.cpp). Checked where the stream can tell its length (files, string
+// streams); a stream that cannot seek (a pipe) is read until it ends short.
+void check_stream_holds(std::istream& in, int64_t bytes) {
+  const std::streampos here = in.tellg();
+  if (here == std::streampos(-1)) return;
+  in.seekg(0, std::ios::end);
+  const std::streampos end = in.tellg();
+  in.clear();
+  in.seekg(here);
+  if (end != std::streampos(-1) && static_cast<int64_t>(end - here) < bytes)
+    bad_stream("is truncated: the header announces " + std::to_string(bytes) +
+               " more bytes, the stream holds " + std::to_string(static_cast<int64_t>(end - here)));
+}
+
 }  // namespace
 
 void save_packed_b(std::ostream& out, const PackedBLayout& l, matrix_op_t trans, const int8_t* packed) {
@@ -67,11 +83,12 @@ PackedBHeader read_packed_b_header(std::istream& in) {
   check_arg(h[5] >= 1 && h[5] <= 64, where, "panel width", h[5], "must be in [1, 64]");
   check_arg(h[6] == ((h[2] + 3) & ~3), where, "padded K", h[6], "must be K rounded up to 4");
   check_product(int64_t{h[2]} * h[4], h[3], where, "K x N");
+  const PackedBLayout layout{h[2], h[3], h[4], h[5], h[6]};
+  check_stream_holds(in, layout.total_bytes() + static_cast<int64_t>(sizeof(uint64_t)));
   Fnv1a hash;
   hash.add(magic, sizeof(magic));
   hash.add(h, sizeof(h));
-  return PackedBHeader{PackedBLayout{h[2], h[3], h[4], h[5], h[6]}, static_cast<matrix_op_t>(h[1]),
-                       hash.h};
+  return PackedBHeader{layout, static_cast<matrix_op_t>(h[1]), hash.h};
 }
 
 void read_packed_b_payload(std::istream& in, const PackedBHeader& header, int8_t* dst) {

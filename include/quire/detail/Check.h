@@ -23,9 +23,11 @@ inline void check_not_null(const void* p, const char* where, const char* param) 
   if (p == nullptr) throw std::invalid_argument(std::string(where) + ": " + param + " is null");
 }
 
-// Products of sizes must fit in int32 (the API's index type).
+// Products of sizes must fit in int32 (the API's index type). The product itself may not
+// fit int64 (sizes read by PackBMatrix::load from a stream), hence the overflow check.
 inline void check_product(int64_t a, int64_t b, const char* where, const char* what) {
-  if (a * b > INT32_MAX) {
+  int64_t product;
+  if (__builtin_mul_overflow(a, b, &product) || product > INT32_MAX) {
     throw std::invalid_argument(std::string(where) + ": " + what + " = " + std::to_string(a) +
                                 " x " + std::to_string(b) + " overflows int32");
   }
