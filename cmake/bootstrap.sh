@@ -17,6 +17,8 @@ esac
 # consumer test's rebuilds of the same sources (cmake/consumer_test.sh) nearly free.
 packages=(cmake ninja-build g++ pkg-config libasmjit-dev libcpuinfo-dev libgtest-dev
           libbenchmark-dev libdnnl-dev libopenblas-dev ocl-icd-opencl-dev ccache)
+# The test run also builds libFuzzer targets and a ThreadSanitizer tree with clang.
+[ "$mode" = test ] && packages+=(clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -48,6 +50,8 @@ ctest --preset release -j 1
 # quire as other projects consume it: installed (find_package, pkg-config) and as a
 # subdirectory, static and shared, and through the FBGEMM compat headers alone.
 bash cmake/consumer_test.sh
+# Fuzzers (libFuzzer, a fixed time each) and the threading tests under ThreadSanitizer.
+bash cmake/ci_reliability.sh
 # The same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"

@@ -145,10 +145,10 @@ void dequantize_rows(size_t rows, int cols, Guard g, uint32_t seed) {
   }
 }
 
-// Enabled when the quant branch lands: until then the dequantizers read input_columns as
-// the number of values (not FBGEMM's fused row width) and write 8 (or 4 * 8 / bit_rate)
-// values per row past a buffer sized the FBGEMM way, which this test catches as SIGSEGV.
-TEST(GuardPageRowwise, DISABLED_DequantizeFusedRowsGivenTheirWidthOnEveryPath) {
+// The defect this test was written for: the dequantizers once read input_columns as the
+// number of values (not FBGEMM's fused row width) and wrote 8 (or 4 * 8 / bit_rate) values
+// per row past a buffer sized the FBGEMM way, which this test catches as SIGSEGV.
+TEST(GuardPageRowwise, DequantizeFusedRowsGivenTheirWidthOnEveryPath) {
   for_each_isa([] {
     uint32_t seed = 300;
     for (Guard g : kGuards)
