@@ -67,7 +67,7 @@ def plot_gops(run, out):
     series.append(("OpenBLAS fp32 (GFLOPS)", "openblas", "#7a7a7a"))
     series = [s for s in series if any(gops(x, s[1]) for x in shapes)]
 
-    fig, ax = plt.subplots(figsize=(max(8, 0.42 * len(shapes) * len(series)), 5))
+    fig, ax = plt.subplots(figsize=(min(18, max(8, 0.14 * len(shapes) * len(series))), 5))
     width = 0.8 / len(series)
     for i, (label, key, color) in enumerate(series):
         xs = [j + (i - (len(series) - 1) / 2) * width for j in range(len(shapes))]
