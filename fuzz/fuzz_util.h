@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "quire/Utils.h"
+#include "scoped_isa.h"
 
 #define FUZZ_CHECK(cond)                                                               \
   do {                                                                                 \
@@ -43,16 +44,7 @@ inline inst_set_t pick_isa(FuzzedDataProvider& in) {
 }
 
 // Forces an ISA for the scope of one input.
-class ScopedIsa {
- public:
-  explicit ScopedIsa(inst_set_t isa) : saved_(fbgemmInstructionSet()) { fbgemmForceIsa(isa); }
-  ~ScopedIsa() { fbgemmForceIsa(saved_); }
-  ScopedIsa(const ScopedIsa&) = delete;
-  ScopedIsa& operator=(const ScopedIsa&) = delete;
-
- private:
-  inst_set_t saved_;
-};
+using test::ScopedIsa;
 
 // How operand bytes are drawn: random full range, or the extremes that stress
 // saturation and overflow (A all 255 with B all -128 or all 127).

@@ -14,6 +14,7 @@
 
 #include "quire/Utils.h"
 #include "quire/ref/Reference.h"
+#include "scoped_isa.h"
 
 namespace quire::test {
 
@@ -40,18 +41,6 @@ inline std::vector<IsaCase> all_isas() {
           {inst_set_t::avx512_vnni_ymm, fbgemmHasAvx512VnniSupport()},
           {inst_set_t::avx512_vnni, fbgemmHasAvx512VnniSupport()}};
 }
-
-// Forces an ISA for a scope and restores the previous one.
-class ScopedIsa {
- public:
-  explicit ScopedIsa(inst_set_t isa) : saved_(fbgemmInstructionSet()) { fbgemmForceIsa(isa); }
-  ~ScopedIsa() { fbgemmForceIsa(saved_); }
-  ScopedIsa(const ScopedIsa&) = delete;
-  ScopedIsa& operator=(const ScopedIsa&) = delete;
-
- private:
-  inst_set_t saved_;
-};
 
 // ---- errors: std::invalid_argument whose message names the parameter -------------------
 

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/fnv1a.h"
 #include "quire/Int4Gemm.h"
 #include "quire/detail/Check.h"
 #include "quire/detail/Int4Layout.h"
@@ -19,14 +20,6 @@ namespace {
 constexpr char kMagic[8] = {'Q', 'U', 'I', 'R', 'E', '4', 'W', '\0'};
 constexpr int kHeaderInts = 7;
 constexpr const char* kLoad = "PackedInt4Weights::load";
-
-struct Fnv1a {
-  uint64_t h = 0xcbf29ce484222325ull;
-  void add(const void* data, size_t n) {
-    const auto* p = static_cast<const unsigned char*>(data);
-    for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
-  }
-};
 
 [[noreturn]] void bad_stream(const std::string& what) {
   throw std::invalid_argument(std::string(kLoad) + ": stream " + what);
@@ -50,7 +43,7 @@ void PackedInt4Weights::save(std::ostream& out) const {
   const int32_t header[kHeaderInts] = {detail::Int4Layout::kVersion, l.K, l.N, l.group_size,
                                        l.groups, static_cast<int32_t>(l.kind),
                                        static_cast<int32_t>(l.scale_type)};
-  Fnv1a hash;
+  detail::Fnv1a hash;
   hash.add(kMagic, sizeof(kMagic));
   hash.add(header, sizeof(header));
   out.write(kMagic, sizeof(kMagic));
@@ -91,7 +84,7 @@ PackedInt4Weights PackedInt4Weights::load(std::istream& in) {
   PackedInt4Weights w;
   detail::Int4Layout& l = *w.layout_;
   l.init(K, N, group, static_cast<Int4Kind>(h[5]), static_cast<Int4ScaleType>(h[6]));
-  Fnv1a hash;
+  detail::Fnv1a hash;
   hash.add(magic, sizeof(magic));
   hash.add(h, sizeof(h));
   for_each_part(l, [&](uint8_t* p, int64_t n, const char* part) {

@@ -7,21 +7,13 @@
 
 #include "quire/detail/Check.h"
 #include "quire/detail/PackB.h"
+#include "common/fnv1a.h"
 
 namespace quire::detail {
 namespace {
 
 constexpr char kMagic[8] = {'Q', 'U', 'I', 'R', 'E', 'P', 'B', '\0'};
 constexpr int kHeaderInts = 7;
-
-// FNV-1a, 64 bits: detects truncation and corruption, not tampering.
-struct Fnv1a {
-  uint64_t h = 0xcbf29ce484222325ull;
-  void add(const void* data, size_t n) {
-    const auto* p = static_cast<const unsigned char*>(data);
-    for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
-  }
-};
 
 [[noreturn]] void bad_stream(const std::string& what) {
   throw std::invalid_argument("PackBMatrix::load: stream " + what);
