@@ -32,6 +32,14 @@ if ((${#missing[@]})); then
 fi
 
 jobs=$(nproc)
+# Each stage of a test run prints how long it took (the CI budget is 30 minutes).
+stage_start=$(date +%s)
+stage_done() {
+  local now
+  now=$(date +%s)
+  echo "bootstrap: $1 took $((now - stage_start)) s"
+  stage_start=$now
+}
 mkdir -p build
 cmake --preset release >build/configure-release.log || { cat build/configure-release.log; exit 1; }
 grep -E "^-- quire" build/configure-release.log || true
@@ -41,18 +49,25 @@ if ! bash cmake/check_baselines.sh build/release; then
   [ "$mode" = test ] && exit 1
 fi
 cmake --build --preset release -j "$jobs"
+stage_done "release build"
 
 if [ "$mode" = bench ]; then
   exec ./build/release/bench/quire-bench "$@"
 fi
 
-ctest --preset release -j 1
+ctest --preset release -j "$jobs"
+stage_done "release tests"
 # quire as other projects consume it: installed (find_package, pkg-config) and as a
 # subdirectory, static and shared, and through the FBGEMM compat headers alone.
 bash cmake/consumer_test.sh
+stage_done "consumer test"
 # Fuzzers (libFuzzer, a fixed time each) and the threading tests under ThreadSanitizer.
 bash cmake/ci_reliability.sh
+stage_done "fuzzers and ThreadSanitizer"
 # The same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"
-ctest --preset asan -j 1
+stage_done "asan build"
+# The soak test ran its full minute in Release; 20 s is enough to exercise it under ASan.
+QUIRE_SOAK_SECONDS=${QUIRE_SOAK_SECONDS:-20} ctest --preset asan -j "$jobs"
+stage_done "asan tests"
