@@ -7,7 +7,8 @@
 //      |C - C_ref| <= gamma(K' + 1) * (|beta c| + sum_k |a_k w_k|) + K' 2^-53 (same sum)
 //    with gamma(n) = n u / (1 - n u), u = 2^-24, K' = k (fp16) or 2 ceil(k / 2) (bf16),
 //    and C_ref summed in double over the values the kernels multiply: the packed
-//    weights (read back with unpack) and, on the bf16 paths, A rounded to bf16;
+//    weights (read back with unpack) and, on the bf16 paths, A rounded to bf16 (to
+//    nearest even, as the kernels round it);
 //  - with beta = 0, C's previous contents (NaN here) are not read.
 #include <cmath>
 #include <cstdint>
@@ -54,7 +55,7 @@ void run(FuzzedDataProvider& in) {
                                              : values(in, size_t(m) * n);
   std::vector<ActT> a(a32.size());
   for (size_t i = 0; i < a.size(); ++i) {
-    if constexpr (kBf16A) a[i] = cpu_float2bfloat16(a32[i]);
+    if constexpr (kBf16A) a[i] = float_to_bfloat16_rne(a32[i]);
     else a[i] = a32[i];
   }
   const PackedGemmMatrixB<T> bp(tb, k, n, alpha, b.data(), brow);
@@ -82,7 +83,9 @@ void run(FuzzedDataProvider& in) {
       double mag = std::fabs(sum);
       for (int kk = 0; kk < k; ++kk) {
         const float x = ta == matrix_op_t::Transpose ? a32[size_t(kk) * m + i] : a32[size_t(i) * k + kk];
-        const double av = round_a ? cpu_bf162float(cpu_float2bfloat16(x)) : x;
+        // The bf16 kernels round fp32 A to nearest even (float_to_bfloat16_rne), not with
+        // FBGEMM's cpu_float2bfloat16 (ties away from zero).
+        const double av = round_a ? cpu_bf162float(float_to_bfloat16_rne(x)) : x;
         const double prod = av * to_float(w[size_t(kk) * n + j]);
         sum += prod;
         mag += std::fabs(prod);
