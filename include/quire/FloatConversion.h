@@ -28,6 +28,8 @@
 #include <bit>
 #include <cstdint>
 
+#include "quire/detail/Ieee754Trunc.h"
+
 namespace quire {
 
 struct float16 {
