@@ -8,6 +8,7 @@
 
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "conv_test_util.h"
@@ -51,6 +52,40 @@ TEST(DepthwiseApi, SamePad2D) {
   check_depthwise_2d<Gran::OUT_CHANNEL>(2, 8, 5, 72, 3, 2, 2, 2);
   check_depthwise_2d<Gran::GROUP>(1, 6, 7, 20, 5, 1, 2, 3);
   check_depthwise_2d<Gran::OUT_CHANNEL>(1, 9, 9, 136, 5, 2, 1, 4);
+}
+
+// B zero points outside int8 (the API's int32 allows them; engines fold offsets into
+// them): they once wrapped to a byte on the SIMD paths and gave wrong results silently.
+TEST(DepthwiseApi, ZeroPointsBeyondInt8) {
+  for (const auto& [H, C, k, q] : {std::tuple{7, 32, 3, Gran::OUT_CHANNEL}, {6, 72, 5, Gran::OUT_CHANNEL},
+                                   {5, 20, 3, Gran::TENSOR}}) {
+    const int pad = (k - 1) / 2;
+    const conv_param_t<2> p(2, C, C, {H, H + 2}, C, {k, k}, {1, 1}, {pad, pad, pad, pad});
+    SCOPED_TRACE(p.toString());
+    const ConvProblem<2> c(p, 37, 7);
+    const Requant<2> rq(c, q, false, BiasKind::i32, false, 8, -400, 400);
+    const PackedDepthWiseConvMatrix B(C, k * k, c.W.data());
+    for (const IsaCase& isa : all_isas()) {
+      if (!isa.supported) continue;
+      ScopedIsa scoped(isa.isa);
+      std::vector<uint8_t> got(rq.want.size(), 0);
+      for_each_thread(2, [&](int t, int n) {
+        if (q == Gran::TENSOR) {
+          depthwise_2d_same_pad<Gran::TENSOR>(2, H, H + 2, C, C, 1, 1, c.a_zp, c.A.data(),
+                                              rq.b_zp.data(), B, rq.multiplier.data(), rq.c_zp,
+                                              got.data(), rq.col_offsets.data(),
+                                              rq.bias_i32.data(), false, nullptr, t, n);
+        } else {
+          depthwise_2d_same_pad<Gran::OUT_CHANNEL>(2, H, H + 2, C, C, 1, 1, c.a_zp, c.A.data(),
+                                                   rq.b_zp.data(), B, rq.multiplier.data(),
+                                                   rq.c_zp, got.data(), rq.col_offsets.data(),
+                                                   rq.bias_i32.data(), false, nullptr, t, n);
+        }
+      });
+      EXPECT_TRUE(same_bits(rq.want, got)) << instSetName(isa.isa) << ", B zero point[0] = "
+                                          << rq.b_zp[0];
+    }
+  }
 }
 
 TEST(DepthwiseApi, SamePad3D) {

@@ -75,8 +75,9 @@ struct Requant {
   std::vector<float> bias_f32;
   std::vector<uint8_t> want;
 
+  // B zero points are drawn from [zp_lo, zp_hi]: int8 by default; the API takes int32.
   Requant(const ConvProblem<D>& c, QuantizationGranularity g, bool fuse_relu, BiasKind bk,
-          bool b_symmetric, uint32_t seed)
+          bool b_symmetric, uint32_t seed, int zp_lo = -128, int zp_hi = 127)
       : gran(g), relu(fuse_relu), bias_kind(bk) {
     const conv_param_t<D>& p = c.p;
     std::mt19937 rng(seed);
@@ -91,7 +92,7 @@ struct Requant {
     const int kg = kernel_prod(p) * (p.IC / p.G);
     const float scale = 60.0f / (128.0f * 74.0f * std::sqrt(static_cast<float>(kg)));
     for (int q = 0; q < nq; ++q) {
-      b_zp.push_back(b_symmetric ? 0 : uni(-128, 127));
+      b_zp.push_back(b_symmetric ? 0 : uni(zp_lo, zp_hi));
       multiplier.push_back(scale * unf(0.5f, 1.5f));
       act_w_scale.push_back(unf(0.0005f, 0.05f));
     }

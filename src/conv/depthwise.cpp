@@ -39,7 +39,7 @@ void depthwise_conv(const ConvGeometry& g, const uint8_t* A, const int8_t* packe
   args.q.mult = mult.data();
   args.q.fbias = fbias.empty() ? nullptr : fbias.data();
   // b_zp as the dot products' second operand: the bytes of channel c's lane, like a quad
-  // of its taps, hold b_zp[c] (an int8, as B zero points are).
+  // of its taps, hold b_zp[c] (when it fits a byte; see the kernel choice below).
   std::vector<int8_t> row_w;
   if (natural.requant.b_zp != nullptr) {
     row_w.assign(static_cast<size_t>(padded) * 4, 0);
@@ -58,7 +58,15 @@ void depthwise_conv(const ConvGeometry& g, const uint8_t* A, const int8_t* packe
   args.row_w = row_w.empty() ? nullptr : row_w.data();
   fbgemmPartition1D(thread_id, num_threads, g.batch * g.out_pixels(), args.pixel_begin,
                     args.pixel_end);
-  if (args.pixel_begin < args.pixel_end) conv::conv_kernels_for(active_isa()).depthwise(args);
+  // The vector kernels carry b_zp as a byte of their second dot product (row_w above), so
+  // a zero point outside [-128, 127], which the int32 API allows (engines fold offsets into
+  // it), would wrap there. Such layers run the portable kernel, which multiplies the row
+  // sum by the int32 zero point: slower, never wrong.
+  bool b_zp_fits_int8 = true;
+  for (int c = 0; c < channels && natural.requant.b_zp != nullptr; ++c)
+    b_zp_fits_int8 = b_zp_fits_int8 && natural.b_zp[c] >= -128 && natural.b_zp[c] <= 127;
+  const IsaRecord& isa = b_zp_fits_int8 ? active_isa() : isa_record(Isa::portable);
+  if (args.pixel_begin < args.pixel_end) conv::conv_kernels_for(isa).depthwise(args);
 }
 
 }  // namespace quire::detail
