@@ -1,16 +1,6 @@
 // The array conversions of quire/FbgemmConvert.h with AVX-512: 16 values per step, and
 // the remainder with masked loads and stores (no scalar tail).
-// GCC 12's AVX-512 intrinsics start unmasked results from a self-initialized "undefined"
-// vector, which -W(maybe-)uninitialized reports once inlined (GCC bug 105593).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-#include <immintrin.h>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+#include "common/intrinsics.h"
 
 #include <cstdint>
 
