@@ -154,7 +154,7 @@ TEST(ConvIm2Col, PackedBlocksMatchExplicitIm2col) {
         const int mc = std::min(bf.MCB, M - r0);
         for (int k0 = 0; k0 < kg; k0 += bf.KCB) {
           const int kc = std::min(bf.KCB, kg - k0);
-          const detail::ABlockView v = A.pack(block_type_t{r0, mc, g * kg + k0, kc});
+          const PackedABlock v = A.pack(block_type_t{r0, mc, g * kg + k0, kc});
           for (int i = 0; i < mc; ++i) {
             for (int k = 0; k < ((kc + 3) & ~3); ++k) {
               const uint8_t want = k < kc ? cols[(size_t(r0 + i) * p.G + g) * kg + k0 + k] : 0;

@@ -1,28 +1,43 @@
-// fbgemmPacked: the five cache-blocked loops around the micro-kernel (BLIS-style), with
-// the output pipeline applied to each tile right after its last K block.
+// fbgemmPacked: C = outProcess(A * B) for one thread's share, over five cache-blocked
+// loops around the micro-kernel (BLIS-style), the output pipeline applied to each tile
+// right after its last K block:
 //
 //   ic over M in MCB blocks           (this thread's rows)
 //     g over groups
 //       pc over K in KCB blocks       pack A(ic, g, pc) (or read it in place) + row sums
 //         jc over N in NCB blocks     (this thread's columns)
-//           jr over NR, ir over MR    compute_block -> micro-kernel
+//           jr over NR, ir over MR    micro-kernel
 //           last pc: outProcess.f on the MCB x NCB tile, hot in cache
+//
+// The loops are compiled once, in src/driver/packed_gemm.cpp; this template only adapts
+// the packer (docs/packing.md: quire's contract or FBGEMM's) and the output op to it.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
-#include <stdexcept>
 #include <type_traits>
 
 #include "quire/PackMatrix.h"
+#include "quire/PackedABlock.h"
 #include "quire/detail/Blocking.h"
-#include "quire/detail/Driver.h"
-#include "quire/detail/PackA.h"
+#include "quire/detail/GemmCore.h"
 
 namespace quire {
 namespace detail {
 
-// The one place the run-time ISA becomes the output op's template argument. The tile is
+// A packer written to quire's contract returns where the kernel reads the block; one
+// written to FBGEMM's (void pack) leaves it at getBuf(), rows blockColSize() bytes apart.
+template <typename PA>
+PackedABlock pack_a_thunk(void* packer, const block_type_t& block) {
+  PA& a = *static_cast<PA*>(packer);
+  if constexpr (std::is_same_v<decltype(a.pack(block)), PackedABlock>) {
+    return a.pack(block);
+  } else {
+    a.pack(block);
+    return PackedABlock{a.getBuf(), a.blockColSize()};
+  }
+}
+
+// The one place the run-time path becomes the output op's template argument. The tile is
 // mutable: an op may add to it in place (DoSpmdmOnInpBuffer).
 template <typename OutOp, typename cT>
 void run_output(const OutOp& op, inst_set_t isa, cT* C, int32_t* tile,
@@ -40,12 +55,20 @@ void run_output(const OutOp& op, inst_set_t isa, cT* C, int32_t* tile,
   }
 }
 
+// run_output behind the core's OutputTileFn.
+template <typename OutOp, typename cT>
+void output_thunk(const void* op, void* C, int32_t* tile, const block_type_t& block, int ldc,
+                  inst_set_t isa) {
+  run_output(*static_cast<const OutOp*>(op), isa, static_cast<cT*>(C), tile, block, ldc);
+}
+
 }  // namespace detail
 
 // C (M x ldc) = outProcess(A * B) for this thread's share of the output. With A and B
 // packed for acc16 (accT = int16_t) the product is computed as docs/acc16.md specifies. Call it once per
 // thread with the same arguments and thread_id = 0 .. num_threads - 1; together the calls
-// cover C. packA is this thread's own packer; packB is shared and read-only. C_buffer is
+// cover C. packA is this thread's own packer (quire's or one written to the contract in
+// docs/packing.md, FBGEMM's CRTP form included); packB is shared and read-only. C_buffer is
 // an int32 scratch of M x ldc (it may alias C when C is int32 or float). An empty product
 // (M = 0: an empty batch; N = 0; or K = 0) does nothing, as in FBGEMM: C, C_buffer and A
 // are neither written nor read, and the output pipeline does not run. Throws
@@ -59,43 +82,31 @@ void fbgemmPacked(PackMatrix<packingAMatrix, uint8_t, typename packingAMatrix::a
   static_assert(std::is_same_v<typename packingAMatrix::accType, typename packingBMatrix::accType>,
                 "A and B must be packed for the same accumulation (both int32_t, or both "
                 "int16_t for acc16)");
-  constexpr detail::Accumulation acc = detail::accumulation_of<typename packingBMatrix::accType>();
+  static_assert(packingAMatrix::isA() && !packingBMatrix::isA(),
+                "fbgemmPacked takes the A (activations) packer first, then packed B");
   auto& A = static_cast<packingAMatrix&>(packA);
   const auto& B = static_cast<const packingBMatrix&>(packB);
-  const BlockingFactors& a_blocking = A.blockingFactors();
-  const detail::GemmShape s =
-      detail::check_gemm(A.numRows(), A.numCols(), A.numGroups(), B.layout(), C, C_buffer, ldc,
-                         thread_id, num_threads, a_blocking, blocking_params);
-  if (s.M == 0 || s.N == 0 || s.K == 0) return;  // nothing to compute or write
-  const BlockingFactors bf =
-      blocking_params ? detail::resolve_blocking(blocking_params, "fbgemmPacked", acc) : a_blocking;
-  const detail::IsaRecord& isa = detail::active_isa();
-  const detail::ThreadTile tile =
-      detail::partition_tiles(s.M, s.N, bf.MR, B.layout().panel_width, thread_id, num_threads);
-  detail::KernelSet kernels(isa, bf.MR, bf.NR, acc);
-  const int64_t ld = ldc;
-
-  for (int32_t ic = tile.m0; ic < tile.m1; ic += bf.MCB) {
-    const int mc = std::min(bf.MCB, tile.m1 - ic);
-    for (int g = 0; g < s.groups; ++g) {
-      for (int32_t k0 = 0; k0 < s.K; k0 += bf.KCB) {
-        const int kc = std::min(bf.KCB, s.K - k0);
-        const detail::ABlockView a_block = A.pack(block_type_t{ic, mc, g * s.K + k0, kc});
-        const bool last_k_block = k0 + kc == s.K;
-        for (int32_t jc = tile.n0; jc < tile.n1; jc += bf.NCB) {
-          const int nc = std::min(bf.NCB, tile.n1 - jc);
-          const int32_t col = g * s.N + jc;
-          int32_t* c_tile = C_buffer + ic * ld + col;
-          detail::compute_block(kernels, a_block.data, a_block.ld, mc, B.layout(), B.panel(g, 0),
-                                k0, kc, jc, nc, c_tile, ld, k0 > 0);
-          if (last_k_block) {
-            detail::run_output(outProcess, isa.inst_set, C, c_tile, block_type_t{ic, mc, col, nc},
-                               static_cast<int>(ldc));
-          }
-        }
-      }
-    }
-  }
+  detail::PackedGemmCall call{};
+  call.packer = &A;
+  call.pack = &detail::pack_a_thunk<packingAMatrix>;
+  call.a_rows = A.numRows();
+  call.a_cols = A.numCols();
+  call.a_groups = A.numGroups();
+  call.a_block_rows = A.blockRowSize();
+  call.a_block_cols = A.blockColSize();
+  call.a_blocking = A.blockingFactors();
+  call.b = &B.layout();
+  call.b_data = B.panel(0, 0);
+  call.acc = detail::accumulation_of<typename packingBMatrix::accType>();
+  call.C = C;
+  call.C_buffer = C_buffer;
+  call.ldc = ldc;
+  call.op = &outProcess;
+  call.output = &detail::output_thunk<processOutputType, cT>;
+  call.thread_id = thread_id;
+  call.num_threads = num_threads;
+  call.blocking_params = blocking_params;
+  detail::run_packed_gemm(call);
 }
 
 }  // namespace quire

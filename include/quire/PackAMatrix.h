@@ -6,47 +6,29 @@
 #include <string>
 #include <type_traits>
 
-#include "quire/PackMatrix.h"
+#include "quire/PackABase.h"
+#include "quire/PackedABlock.h"
 #include "quire/detail/PackA.h"
 
 namespace quire {
 
 // Shared body of the matrix-sourced A packers; WITH_ROW_OFFSETS selects the fused sums.
 template <typename PT, typename T, typename accT, bool WITH_ROW_OFFSETS>
-class PackAFromMatrix : public PackMatrix<PT, T, accT> {
+class PackAFromMatrix : public PackABase<PT, accT> {
   static_assert(std::is_same_v<T, uint8_t>, "A must be uint8_t (activations)");
 
  public:
-  using inpType = T;
-  using accType = accT;
-
-  static constexpr bool isA() { return true; }
-
-  // Bytes of the packed block buffer a caller may pass as pmat.
-  static int packedBufferSize(int /*rows*/ = 0, int /*cols*/ = 0,
-                              const BlockingFactors* params = nullptr) {
-    return static_cast<int>(detail::packed_a_bytes(detail::resolve_blocking(params, "packedBufferSize", detail::accumulation_of<accT>())));
-  }
-  // Row offsets needed per block: one per row of an MCB block.
-  static int rowOffsetBufferSize(const BlockingFactors* params = nullptr) {
-    return detail::resolve_blocking(params, "rowOffsetBufferSize", detail::accumulation_of<accT>()).MCB;
-  }
-
-  int32_t* getRowOffsetBuffer() const { return WITH_ROW_OFFSETS ? row_offset_ : nullptr; }
   matrix_op_t trans() const { return source_.transposed ? matrix_op_t::Transpose : matrix_op_t::NoTranspose; }
-
-  // Bytes between rows of the packed block (a multiple of 4, at most KCB).
-  int64_t packedLd() const { return detail::packed_a_ld(this->params_, source_.cols / source_.groups); }
 
   // Prepares one block (columns within one group) for the driver and says where the
   // kernel reads it; see detail::pack_a_block.
-  detail::ABlockView pack(const block_type_t& block) {
+  PackedABlock pack(const block_type_t& block) {
     // The copy buffer is only needed for blocks the kernel cannot read in place.
-    if (!detail::a_block_in_place(source_, block)) this->ensure_block_buffer(packedLd());
+    uint8_t* dst = detail::a_block_in_place(source_, block) ? this->buf_ : this->block_buffer();
     this->packedBlock(block_type_t{block.row_start, block.row_size, block.col_start,
                                    static_cast<int>(round_up(block.col_size, 4))});
-    last_view_ = detail::pack_a_block(source_, block, this->buf_, packedLd(),
-                                      WITH_ROW_OFFSETS ? row_offset_ : nullptr);
+    last_view_ = detail::pack_a_block(source_, block, dst, this->packedLd(),
+                                      this->getRowOffsetBuffer());
     return last_view_;
   }
 
@@ -54,7 +36,7 @@ class PackAFromMatrix : public PackMatrix<PT, T, accT> {
   // and column): rows are packedLd() bytes apart. A block the kernel read in place (not
   // transposed, width a multiple of 4) is not copied there; printPackedMatrix shows it.
   int32_t addr(int32_t i, int32_t j) const {
-    return static_cast<int32_t>(i % this->brow_ * packedLd() + j % this->bcol_);
+    return static_cast<int32_t>(i % this->brow_ * this->packedLd() + j % this->bcol_);
   }
 
   // "name:[rows, cols]", then the block packed last as the kernel reads it (its width
@@ -63,31 +45,17 @@ class PackAFromMatrix : public PackMatrix<PT, T, accT> {
     detail::print_a_block(name, last_view_, this->numPackedRows(), this->numPackedCols());
   }
 
-  ~PackAFromMatrix() {
-    if (owns_row_offset_) fbgemmAlignedFree(row_offset_);
-  }
-
  protected:
   PackAFromMatrix(matrix_op_t trans, int64_t nRow, int64_t nCol, const T* smat, int64_t ld,
                   T* pmat, int groups, int32_t* row_offset, const BlockingFactors* params,
                   const char* where)
-      : PackMatrix<PT, T, accT>(checked_int(nRow, where, "nRow"), checked_int(nCol, where, "nCol"),
-                                pmat, groups, params, where),
+      : PackABase<PT, accT>(checked_int(nRow, where, "nRow"), checked_int(nCol, where, "nCol"),
+                            pmat, groups, WITH_ROW_OFFSETS, row_offset, params, where),
         source_{smat, ld, trans == matrix_op_t::Transpose, static_cast<int32_t>(nRow),
                 static_cast<int32_t>(nCol), groups} {
     detail::check_arg(trans == matrix_op_t::NoTranspose || trans == matrix_op_t::Transpose, where,
                       "trans", static_cast<int>(trans), "is not a matrix_op_t");
     detail::check_a_source(source_, where);
-    this->brow_ = this->params_.MCB;
-    this->bcol_ = this->params_.KCB;
-    if (WITH_ROW_OFFSETS) {
-      row_offset_ = row_offset;
-      if (row_offset_ == nullptr) {
-        row_offset_ = static_cast<int32_t*>(
-            fbgemmAlignedAlloc(64, sizeof(int32_t) * this->params_.MCB, true));
-        owns_row_offset_ = true;
-      }
-    }
   }
 
  private:
@@ -97,9 +65,7 @@ class PackAFromMatrix : public PackMatrix<PT, T, accT> {
   }
 
   detail::ASource source_;
-  detail::ABlockView last_view_{nullptr, 0};
-  int32_t* row_offset_ = nullptr;
-  bool owns_row_offset_ = false;
+  PackedABlock last_view_{nullptr, 0};
 };
 
 template <typename T, typename accT = int32_t>

@@ -15,7 +15,8 @@
 #include <vector>
 
 #include "quire/ConvUtils.h"
-#include "quire/PackMatrix.h"
+#include "quire/PackABase.h"
+#include "quire/PackedABlock.h"
 #include "quire/detail/ConvGeometry.h"
 #include "quire/detail/Im2Col.h"
 #include "quire/detail/PackA.h"
@@ -23,15 +24,12 @@
 namespace quire {
 
 template <typename T, typename accT = int32_t, int SPATIAL_DIM = 2>
-class PackAWithIm2Col final : public PackMatrix<PackAWithIm2Col<T, accT, SPATIAL_DIM>, T, accT> {
+class PackAWithIm2Col final
+    : public PackABase<PackAWithIm2Col<T, accT, SPATIAL_DIM>, accT, detail::kIm2ColSlack> {
   static_assert(std::is_same_v<T, uint8_t>, "A must be uint8_t (activations)");
-  using Base = PackMatrix<PackAWithIm2Col<T, accT, SPATIAL_DIM>, T, accT>;
+  using Base = PackABase<PackAWithIm2Col<T, accT, SPATIAL_DIM>, accT, detail::kIm2ColSlack>;
 
  public:
-  using inpType = T;
-  using accType = accT;
-  static constexpr bool isA() { return true; }
-
   // sdata: the activations (MB x IN_DIM x IC, NHWC). a_zero_pt: the value of padding.
   // row_offset: rowOffsetBufferSize() values, or null to allocate them. b_symmetric:
   // all B zero points are 0, so the row sums are not needed and not computed.
@@ -40,69 +38,34 @@ class PackAWithIm2Col final : public PackMatrix<PackAWithIm2Col<T, accT, SPATIAL
                   bool b_symmetric = false, const BlockingFactors* params = nullptr)
       : Base(checked_geometry(conv_param).gemm_m(),
              checked_geometry(conv_param).gemm_k_per_group() * conv_param.G, pmat, conv_param.G,
-             params, kName),
+             true, row_offset, params, kName),
         geometry_(detail::conv_geometry(conv_param)),
         sdata_(sdata),
         b_symmetric_(b_symmetric) {
     detail::check_im2col_source(geometry_, sdata, a_zero_pt, kName);
     zp_row_.assign(static_cast<size_t>(this->params_.KCB), static_cast<uint8_t>(a_zero_pt));
-    this->brow_ = this->params_.MCB;
-    this->bcol_ = this->params_.KCB;
-    row_offset_ = row_offset;
-    if (row_offset_ == nullptr) {
-      row_offset_ =
-          static_cast<int32_t*>(fbgemmAlignedAlloc(64, sizeof(int32_t) * this->params_.MCB, true));
-      owns_row_offset_ = true;
-    }
   }
-  ~PackAWithIm2Col() {
-    if (owns_row_offset_) fbgemmAlignedFree(row_offset_);
-  }
-
-  // Bytes of the packed block buffer a caller may pass as pmat: MCB rows of KCB bytes
-  // and the slack the row copies may write past the last row.
-  static int packedBufferSize(int /*rows*/ = 0, int /*cols*/ = 0,
-                              const BlockingFactors* params = nullptr) {
-    return static_cast<int>(bufferBytes(detail::resolve_blocking(params, "packedBufferSize", detail::accumulation_of<accT>())));
-  }
-  // Row offsets needed per block: one per row of an MCB block.
-  static int rowOffsetBufferSize(const BlockingFactors* params = nullptr) {
-    return detail::resolve_blocking(params, "rowOffsetBufferSize", detail::accumulation_of<accT>()).MCB;
-  }
-
-  // The row sums of the current block (uncomputed when b_symmetric).
-  int32_t* getRowOffsetBuffer() { return row_offset_; }
-  // Bytes between rows of the packed block (a multiple of 4, at most KCB).
-  int64_t packedLd() const { return detail::packed_a_ld(this->params_, this->ncols_ / this->groups_); }
 
   // Prepares one block (columns within one group) and says where the kernel reads it.
   // A 1x1 convolution with stride 1 and no pads is its own im2col matrix: it is read
   // like PackAWithRowOffset reads a matrix, in place when the block allows.
-  detail::ABlockView pack(const block_type_t& block) {
-    int32_t* sums = b_symmetric_ ? nullptr : row_offset_;
+  PackedABlock pack(const block_type_t& block) {
+    int32_t* sums = b_symmetric_ ? nullptr : this->getRowOffsetBuffer();
     if (detail::im2col_is_identity(geometry_)) {
       const detail::ASource source{sdata_, geometry_.in_channels, false, this->nrows_,
                                    this->ncols_, this->groups_};
-      if (!detail::a_block_in_place(source, block)) allocate_block_buffer();
-      return detail::pack_a_block(source, block, this->buf_, packedLd(), sums);
+      uint8_t* dst = detail::a_block_in_place(source, block) ? this->buf_ : this->block_buffer();
+      return detail::pack_a_block(source, block, dst, this->packedLd(), sums);
     }
-    allocate_block_buffer();
-    detail::pack_im2col_block(geometry_, sdata_, zp_row_.data(), block, this->buf_, packedLd(),
+    uint8_t* dst = this->block_buffer();
+    detail::pack_im2col_block(geometry_, sdata_, zp_row_.data(), block, dst, this->packedLd(),
                               sums);
-    return detail::ABlockView{this->buf_, packedLd()};
+    return PackedABlock{dst, this->packedLd()};
   }
 
  private:
   static constexpr const char* kName = "PackAWithIm2Col";
 
-  static int64_t bufferBytes(const BlockingFactors& p) {
-    return detail::packed_a_bytes(p) + detail::kIm2ColSlack;
-  }
-  // The blocks this packer makes: min(MCB, rows) rows of packedLd() bytes, plus slack.
-  void allocate_block_buffer() {
-    const int64_t rows = this->nrows_ < this->params_.MCB ? this->nrows_ : this->params_.MCB;
-    this->allocate_if_needed(rows * packedLd() + detail::kIm2ColSlack);
-  }
   static detail::ConvGeometry checked_geometry(const conv_param_t<SPATIAL_DIM>& p) {
     detail::check_conv_param(p, kName);
     return detail::conv_geometry(p);
@@ -112,8 +75,6 @@ class PackAWithIm2Col final : public PackMatrix<PackAWithIm2Col<T, accT, SPATIAL
   const T* sdata_;
   std::vector<uint8_t> zp_row_;  // KCB bytes of the zero point: what padding reads
   bool b_symmetric_;
-  int32_t* row_offset_ = nullptr;
-  bool owns_row_offset_ = false;
 };
 
 }  // namespace quire

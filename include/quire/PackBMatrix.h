@@ -6,7 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
-#include <iostream>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -111,7 +111,7 @@ class PackBMatrix final : public PackMatrix<PackBMatrix<T, accT>, T, accT> {
   // (K block x panel) the packed steps, one line of 4 x columns values per 4 K rows.
   // params is accepted for FBGEMM's signature.
   void printPackedMatrix(const std::string& name, const BlockingFactors* /*params*/ = nullptr) const {
-    std::cout << detail::describe_packed_b(layout_, this->buf_, name, this->blockRowSize());
+    detail::print_packed_b(layout_, this->buf_, name, this->blockRowSize());
   }
 
  private:

@@ -71,13 +71,26 @@ class PackMatrix {
   const BlockingFactors& blockingFactors() const { return params_; }
 
   virtual ~PackMatrix() {
-    if (owns_buf_) fbgemmAlignedFree(buf_);
+    if (bufAllocatedHere_) fbgemmAlignedFree(buf_);
+  }
+
+  // FBGEMM's constructor, for packers written against FBGEMM's PackMatrix (docs/packing.md):
+  // such a packer sets brow_ / bcol_ (its MCB x KCB block) and, when pmat is null,
+  // allocates buf_ and sets bufAllocatedHere_. brow_ / bcol_ start at the blocking of
+  // params, or of the active path.
+  PackMatrix(int32_t rows, int32_t cols, inpType* pmat, int groups = 1,
+             const BlockingFactors* params = nullptr)
+      : PackMatrix(rows, cols, pmat, groups, params, "PackMatrix") {
+    detail::check_arg(rows >= 0, "PackMatrix", "rows", rows, "must be >= 0");
+    detail::check_arg(cols >= 0, "PackMatrix", "cols", cols, "must be >= 0");
+    brow_ = params_.MCB;
+    bcol_ = params_.KCB;
   }
 
  protected:
   PackMatrix(int32_t rows, int32_t cols, inpType* pmat, int groups,
              const BlockingFactors* params, const char* where)
-      : nrows_(rows), ncols_(cols), groups_(groups),
+      : blocking_params(params), nrows_(rows), ncols_(cols), groups_(groups),
         params_(detail::resolve_blocking(params, where, detail::accumulation_of<accType>())) {
     detail::check_arg(groups >= 1, where, "groups", groups, "must be >= 1");
     buf_ = pmat;
@@ -92,26 +105,24 @@ class PackMatrix {
     last_bcol_ = block.col_size % bcol_ == 0 ? bcol_ : block.col_size % bcol_;
   }
 
-  // The A block buffer, allocated on first use for the blocks this packer makes:
-  // min(MCB, rows) rows of ld bytes (not the largest block the blocking allows).
-  void ensure_block_buffer(int64_t ld) {
-    allocate_if_needed(int64_t{nrows_ < params_.MCB ? nrows_ : params_.MCB} * ld);
-  }
-
   // Allocates the packed buffer when the caller did not pass one.
   void allocate_if_needed(int64_t bytes) {
     if (buf_ == nullptr) {
       buf_ = static_cast<inpType*>(fbgemmAlignedAlloc(64, static_cast<size_t>(bytes), true));
-      owns_buf_ = true;
+      bufAllocatedHere_ = true;
     }
   }
 
+  // FBGEMM's protected members, under its names (a packer derived from PackMatrix may use
+  // them), then quire's.
+  inpType* buf_ = nullptr;
+  int32_t brow_ = 1, bcol_ = 1;      // the block: rows x columns (A: MCB x KCB)
+  int32_t nbrow_ = 0, nbcol_ = 0;    // blocks in the block packed last
+  bool bufAllocatedHere_ = false;    // buf_ is freed by the destructor
+  const BlockingFactors* blocking_params = nullptr;  // as given to the constructor
   int32_t nrows_, ncols_;
   int groups_;
-  BlockingFactors params_;
-  int32_t brow_ = 1, bcol_ = 1;
-  inpType* buf_ = nullptr;
-  bool owns_buf_ = false;
+  BlockingFactors params_;           // blocking_params resolved: validated, or the defaults
 
  private:
   int64_t block_offset(int32_t r, int32_t c) const {
@@ -124,7 +135,7 @@ class PackMatrix {
   }
 
   block_type_t packed_{0, 0, 0, 0};
-  int32_t nbrow_ = 0, nbcol_ = 0, last_brow_ = 1, last_bcol_ = 1;
+  int32_t last_brow_ = 1, last_bcol_ = 1;
 };
 
 }  // namespace quire

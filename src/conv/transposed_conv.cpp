@@ -9,7 +9,7 @@
 #include "quire/Utils.h"
 #include "quire/detail/Blocking.h"
 #include "quire/detail/ConvTransposed.h"
-#include "quire/detail/Driver.h"
+#include "driver/driver.h"
 #include "quire/detail/IsaRecord.h"
 #include "quire/detail/PackA.h"
 
@@ -68,7 +68,7 @@ void transposed_conv(const TransposedConvArgs& a, int thread_id, int num_threads
             const block_type_t block{iw0, mc, k0, kc};
             if (!a_block_in_place(src, block) && a_copy.empty())
               a_copy.resize(static_cast<size_t>(mcb * lda + 64));
-            const ABlockView v = pack_a_block(src, block, a_copy.data(), lda,
+            const PackedABlock v = pack_a_block(src, block, a_copy.data(), lda,
                                               a.row_sums ? in_sums.data() : nullptr);
             compute_block(kernels, v.data, v.ld, mc, *a.b_layout, a.b, k0, kc, n0, ldp,
                           prod.data(), ldp, k0 > 0);

@@ -1,7 +1,7 @@
 #include <string>
 
 #include "quire/detail/Check.h"
-#include "quire/detail/Driver.h"
+#include "driver/driver.h"
 
 namespace quire::detail {
 

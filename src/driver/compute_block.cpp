@@ -1,6 +1,6 @@
 #include <algorithm>
 
-#include "quire/detail/Driver.h"
+#include "driver/driver.h"
 
 namespace quire::detail {
 

@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "quire/detail/Driver.h"
+#include "driver/driver.h"
 
 namespace quire::detail {
 namespace {

@@ -24,7 +24,7 @@
 #include "cpu/cpu_features.h"
 #include "fp16/half_kernels.h"
 #include "quire/Utils.h"
-#include "quire/detail/Driver.h"
+#include "driver/driver.h"
 #include "quire/detail/IsaRecord.h"
 
 namespace quire::detail {

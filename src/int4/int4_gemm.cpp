@@ -20,7 +20,7 @@
 #include "quire/Int4Gemm.h"
 #include "quire/Utils.h"
 #include "quire/detail/Check.h"
-#include "quire/detail/Driver.h"
+#include "driver/driver.h"
 #include "quire/detail/IsaRecord.h"
 
 namespace quire {

@@ -23,7 +23,7 @@ void check_a_source(const ASource& a, const char* where) {
   check_product(a.rows, a.cols, where, "nRow x nCol");
 }
 
-void print_a_block(const std::string& name, const ABlockView& view, int rows, int cols) {
+void print_a_block(const std::string& name, const PackedABlock& view, int rows, int cols) {
   std::cout << name << ":[" << rows << ", " << cols << "]\n";
   for (int r = 0; r < rows && view.data != nullptr; ++r) {
     for (int c = 0; c < cols; ++c)
@@ -33,7 +33,7 @@ void print_a_block(const std::string& name, const ABlockView& view, int rows, in
   std::cout << '\n';
 }
 
-ABlockView pack_a_block(const ASource& a, const block_type_t& block, uint8_t* dst,
+PackedABlock pack_a_block(const ASource& a, const block_type_t& block, uint8_t* dst,
                         int64_t ld_dst, int32_t* row_sums) {
   const int64_t offset = a.transposed
                              ? int64_t{block.col_start} * a.ld + block.row_start
@@ -41,10 +41,10 @@ ABlockView pack_a_block(const ASource& a, const block_type_t& block, uint8_t* ds
   const int k_per_group = a.cols / a.groups;
   const bool first_k_block = block.col_start % k_per_group == 0;
   const bool in_place = a_block_in_place(a, block);
-  if (in_place && row_sums == nullptr) return ABlockView{a.data + offset, a.ld};
+  if (in_place && row_sums == nullptr) return PackedABlock{a.data + offset, a.ld};
   active_isa().pack_a(a.data + offset, a.ld, a.transposed, block.row_size, block.col_size,
                       in_place ? nullptr : dst, ld_dst, row_sums, !first_k_block);
-  return in_place ? ABlockView{a.data + offset, a.ld} : ABlockView{dst, ld_dst};
+  return in_place ? PackedABlock{a.data + offset, a.ld} : PackedABlock{dst, ld_dst};
 }
 
 }  // namespace quire::detail

@@ -21,9 +21,9 @@ void check_float_a_source(const float* smat, int64_t ld, bool transposed, int64_
   check_product(rows, cols, where, "nRow x nCol");
 }
 
-ABlockView pack_a_quantized_block(const float* src, int64_t ld, bool transposed, int k_per_group,
-                                  const block_type_t& block, const QuantizeArgs& args,
-                                  uint8_t* dst, int64_t ld_dst, int32_t* row_sums) {
+PackedABlock pack_a_quantized_block(const float* src, int64_t ld, bool transposed, int k_per_group,
+                                    const block_type_t& block, const QuantizeArgs& args,
+                                    uint8_t* dst, int64_t ld_dst, int32_t* row_sums) {
   const IsaRecord& isa = active_isa();
   const int rows = block.row_size, cols = block.col_size, padded = (cols + 3) & ~3;
   const bool first_k_block = block.col_start % k_per_group == 0;
@@ -33,7 +33,7 @@ ABlockView pack_a_quantized_block(const float* src, int64_t ld, bool transposed,
     isa.quant->quantize_u8(src + block.row_start * ld + block.col_start, dst,
                            int64_t{rows} * cols, args);
     isa.pack_a(dst, cols, false, rows, cols, nullptr, cols, row_sums, !first_k_block);
-    return ABlockView{dst, cols};
+    return PackedABlock{dst, cols};
   }
   std::vector<float> column;  // a transposed source's row, gathered contiguously
   if (transposed) column.resize(static_cast<size_t>(cols));
@@ -50,7 +50,7 @@ ABlockView pack_a_quantized_block(const float* src, int64_t ld, bool transposed,
   }
   // The row sums of the quantized block, read back while it is in L1/L2.
   isa.pack_a(dst, ld_dst, false, rows, cols, nullptr, ld_dst, row_sums, !first_k_block);
-  return ABlockView{dst, ld_dst};
+  return PackedABlock{dst, ld_dst};
 }
 
 }  // namespace quire::detail

@@ -1,5 +1,6 @@
 // Saving and loading packed weights (PackBMatrix::save / load).
 #include <cstring>
+#include <iostream>
 #include <istream>
 #include <ostream>
 #include <stdexcept>
@@ -91,6 +92,15 @@ void read_packed_b_payload(std::istream& in, const PackedBHeader& header, int8_t
   Fnv1a hash{header.hash};
   hash.add(dst, bytes);
   if (stored != hash.h) bad_stream("fails its checksum (corrupted)");
+}
+
+}  // namespace quire::detail
+
+namespace quire::detail {
+
+void print_packed_b(const PackedBLayout& layout, const int8_t* packed, const std::string& name,
+                    int kcb) {
+  std::cout << describe_packed_b(layout, packed, name, kcb);
 }
 
 }  // namespace quire::detail

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "quire/PackedABlock.h"
 #include "quire/Types.h"
 
 namespace quire::detail {
@@ -21,13 +22,6 @@ struct ASource {
 // Checks the arguments shared by every A packer; throws std::invalid_argument.
 void check_a_source(const ASource& a, const char* where);
 
-// An A block as the micro-kernel reads it: row-major bytes, rows ld bytes apart, each row
-// readable up to the block's column count rounded up to 4.
-struct ABlockView {
-  const uint8_t* data;
-  int64_t ld;
-};
-
 // Prepares block (columns inside one group) for the kernel with the active path's
 // packer. When A is not transposed and the block's width is a multiple of 4, the kernel
 // reads the source in place and only the row sums are computed (one read-only pass);
@@ -41,14 +35,10 @@ inline bool a_block_in_place(const ASource& a, const block_type_t& block) {
 
 // Prints rows x cols bytes of a block ("name:[rows, cols]", then each row), FBGEMM's
 // printPackedMatrix format for A packers.
-void print_a_block(const std::string& name, const ABlockView& view, int rows, int cols);
+void print_a_block(const std::string& name, const PackedABlock& view, int rows, int cols);
 
-ABlockView pack_a_block(const ASource& a, const block_type_t& block, uint8_t* dst,
-                        int64_t ld_dst, int32_t* row_sums);
-
-// Bytes of a packed A block buffer for the given blocking: MCB rows of KCB bytes (what a
-// caller-provided buffer must hold).
-inline int64_t packed_a_bytes(const BlockingFactors& p) { return int64_t{p.MCB} * p.KCB; }
+PackedABlock pack_a_block(const ASource& a, const block_type_t& block, uint8_t* dst,
+                          int64_t ld_dst, int32_t* row_sums);
 
 // Row stride of the packed blocks of a packer whose groups are k_per_group deep: KCB,
 // or less when K itself is shorter, so that a small problem gets a small buffer.

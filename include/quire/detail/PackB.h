@@ -60,7 +60,11 @@ PackedBHeader read_packed_b_header(std::istream& in);
 void read_packed_b_payload(std::istream& in, const PackedBHeader& header, int8_t* dst);
 
 // The packed panels as FBGEMM's printPackedMatrix shows them, in K blocks of kcb rows.
+// print_packed_b writes it to std::cout (PackBMatrix::printPackedMatrix).
 std::string describe_packed_b(const PackedBLayout& layout, const int8_t* packed,
                               const std::string& name, int kcb);
+
+void print_packed_b(const PackedBLayout& layout, const int8_t* packed, const std::string& name,
+                    int kcb);
 
 }  // namespace quire::detail

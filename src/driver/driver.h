@@ -1,5 +1,5 @@
-// Non-template pieces of the driver (src/driver/): argument checks, the thread
-// partition, and the kernel loops over one packed A block x one column block.
+// The driver's private pieces (src/driver/): argument checks, the thread partition, the
+// kernels one call uses, and the kernel loops over one packed A block x one column block.
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,53 @@
+// The non-template core of fbgemmPacked (src/driver/packed_gemm.cpp). The template in
+// Gemm.h only adapts the caller's packer and output op to two plain function pointers;
+// the loops, the thread split, the kernels and the path choice live behind this call, so
+// none of them is compiled into client code.
+#pragma once
+
+#include <cstdint>
+
+#include "quire/PackedABlock.h"
+#include "quire/Types.h"
+#include "quire/detail/Blocking.h"
+#include "quire/detail/PackB.h"
+
+namespace quire::detail {
+
+// Prepares block (rows x K columns within one group) and says where the kernel reads it.
+using PackABlockFn = PackedABlock (*)(void* packer, const block_type_t& block);
+
+// Runs the output op on one finished int32 tile of C_buffer: block gives the tile's rows
+// and columns of C; tile points at C_buffer's element (row_start, col_start); ldc is the
+// row stride of both C and C_buffer; inst_set is the path that computed it.
+using OutputTileFn = void (*)(const void* op, void* C, int32_t* tile, const block_type_t& block,
+                              int ldc, inst_set_t inst_set);
+
+struct PackedGemmCall {
+  // A, as its packer describes it.
+  void* packer;
+  PackABlockFn pack;
+  int32_t a_rows, a_cols;
+  int a_groups;
+  int32_t a_block_rows, a_block_cols;  // the packer's MCB x KCB blocks
+  BlockingFactors a_blocking;          // the packer's blocking (MR, NR, NCB are used)
+  // B, packed.
+  const PackedBLayout* b;
+  const int8_t* b_data;
+  Accumulation acc;
+  // C and the output op.
+  void* C;
+  int32_t* C_buffer;
+  uint32_t ldc;
+  const void* op;
+  OutputTileFn output;
+  // This thread's share, and an override of the blocking.
+  int thread_id, num_threads;
+  const BlockingFactors* blocking_params;
+};
+
+// Checks the call (std::invalid_argument naming the parameter), then computes this
+// thread's rectangle of C: packs each A block once, runs the kernels over it for every
+// column block, and hands each tile to the output op after its last K block.
+void run_packed_gemm(const PackedGemmCall& call);
+
+}  // namespace quire::detail

@@ -1,0 +1,69 @@
+// fbgemmPacked's loops (the order and why: docs/architecture.md, "One call").
+#include <algorithm>
+
+#include "driver/driver.h"
+#include "quire/detail/Check.h"
+#include "quire/detail/GemmCore.h"
+
+namespace quire::detail {
+namespace {
+
+// The blocking the loops use: MCB x KCB from the packer's blocks (a packer written to
+// FBGEMM's contract sizes its buffer for them), the rest from the packer's blocking or
+// the caller's override.
+BlockingFactors call_blocking(const PackedGemmCall& c) {
+  const char* where = "fbgemmPacked";
+  check_arg(c.a_block_rows >= 1, where, "packA.blockRowSize()", c.a_block_rows, "must be >= 1");
+  check_arg(c.a_block_cols >= 4 && c.a_block_cols % 4 == 0, where, "packA.blockColSize()",
+            c.a_block_cols, "must be a positive multiple of 4 (the K interleave)");
+  BlockingFactors bf = c.a_blocking;
+  bf.MCB = c.a_block_rows;
+  bf.KCB = c.a_block_cols;
+  return bf;
+}
+
+}  // namespace
+
+void run_packed_gemm(const PackedGemmCall& c) {
+  const BlockingFactors a_blocking = call_blocking(c);
+  const GemmShape s = check_gemm(c.a_rows, c.a_cols, c.a_groups, *c.b, c.C, c.C_buffer, c.ldc,
+                                 c.thread_id, c.num_threads, a_blocking, c.blocking_params);
+  if (s.M == 0 || s.N == 0 || s.K == 0) return;  // nothing to compute or write
+  BlockingFactors bf = a_blocking;
+  if (c.blocking_params != nullptr) {
+    bf = resolve_blocking(c.blocking_params, "fbgemmPacked", c.acc);
+    bf.MCB = a_blocking.MCB;  // equal unless the packer's blocks differ from its blocking
+    bf.KCB = a_blocking.KCB;
+  }
+  const IsaRecord& isa = active_isa();
+  const ThreadTile tile =
+      partition_tiles(s.M, s.N, bf.MR, c.b->panel_width, c.thread_id, c.num_threads);
+  KernelSet kernels(isa, bf.MR, bf.NR, c.acc);
+  const int64_t ld = c.ldc;
+
+  for (int32_t ic = tile.m0; ic < tile.m1; ic += bf.MCB) {
+    const int mc = std::min(bf.MCB, tile.m1 - ic);
+    for (int g = 0; g < s.groups; ++g) {
+      const int8_t* b_group = c.b_data + g * c.b->group_bytes();
+      for (int32_t k0 = 0; k0 < s.K; k0 += bf.KCB) {
+        const int kc = std::min(bf.KCB, s.K - k0);
+        const PackedABlock a = c.pack(c.packer, block_type_t{ic, mc, g * s.K + k0, kc});
+        check_not_null(a.data, "fbgemmPacked", "the packed A block (packA.getBuf())");
+        const bool last_k_block = k0 + kc == s.K;
+        for (int32_t jc = tile.n0; jc < tile.n1; jc += bf.NCB) {
+          const int nc = std::min(bf.NCB, tile.n1 - jc);
+          const int32_t col = g * s.N + jc;
+          int32_t* c_tile = c.C_buffer + ic * ld + col;
+          compute_block(kernels, a.data, a.ld, mc, *c.b, b_group, k0, kc, jc, nc, c_tile, ld,
+                        k0 > 0);
+          if (last_k_block) {
+            c.output(c.op, c.C, c_tile, block_type_t{ic, mc, col, nc}, static_cast<int>(c.ldc),
+                     isa.inst_set);
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace quire::detail
