@@ -21,6 +21,13 @@
 
 namespace quire {
 
+// quire's addition: the blocking packers and fbgemmPacked use when given none, on the
+// active path, for 32-bit accumulation (accT = int32_t) or acc16 (int16_t).
+template <typename accT = int32_t>
+BlockingFactors defaultBlocking() {
+  return detail::resolve_blocking(nullptr, "defaultBlocking", detail::accumulation_of<accT>());
+}
+
 // CRTP base: PT is the concrete packer, inpType its element type, accType the
 // accumulation type of the kernel it feeds (int32_t; int16_t selects acc16 layouts).
 template <typename PT, typename inpType, typename accType = int32_t>
