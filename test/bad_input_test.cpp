@@ -42,7 +42,7 @@ class BadInput : public ::testing::Test {
 
   // The active path's default blocking.
   BlockingFactors defaults() const {
-    return PackAMatrix<uint8_t>(kN, 1, 4, a.data(), 4).blockingFactors();
+    return defaultBlocking();
   }
   bool portable() const { return fbgemmInstructionSet() == inst_set_t::anyarch; }
 };

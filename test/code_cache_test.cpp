@@ -136,9 +136,7 @@ TEST_P(JitDump, WritesTheKernelsAssembly) {
   ScopedIsa isa(d.isa);
 
   // The ISA's default blocking, with the unusual register tile.
-  std::vector<uint8_t> probe(4, 1);
-  BlockingFactors bf =
-      PackAMatrix<uint8_t>(matrix_op_t::NoTranspose, 1, 4, probe.data(), 4).blockingFactors();
+  BlockingFactors bf = defaultBlocking();
   const int lanes = bf.NR_MIN;
   bf.MR = d.mr;
   bf.NR = d.nr;

@@ -153,9 +153,7 @@ TEST_P(GemmAcc16, ExtremeOperandsPinAtTheModelsLimits) {
 // The int16 window is the K block: a smaller KCB is modelled with that block depth.
 TEST_P(GemmAcc16, OverriddenKBlockIsTheAccumulationWindow) {
   ScopedIsa isa(GetParam().isa);
-  PackBMatrix<int8_t, int16_t> probe(matrix_op_t::NoTranspose, 4, 1,
-                                     std::vector<int8_t>(4, 1).data(), 1);
-  BlockingFactors bf = probe.blockingFactors();
+  BlockingFactors bf = defaultBlocking<int16_t>();
   uint32_t seed = 77;
   for (int kcb : {4, 64, 132}) {
     bf.KCB = kcb;

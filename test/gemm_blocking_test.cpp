@@ -18,8 +18,7 @@ class GemmBlocking : public ::testing::TestWithParam<IsaCase> {};
 TEST_P(GemmBlocking, RequantizedWithSmallBlocks) {
   if (!GetParam().supported) GTEST_SKIP() << instSetName(GetParam().isa) << " not on this CPU";
   ScopedIsa isa(GetParam().isa);
-  const std::vector<int8_t> probe(4, 0);
-  BlockingFactors bf = PackBMatrix<int8_t>(matrix_op_t::NoTranspose, 4, 1, probe.data(), 1).blockingFactors();
+  BlockingFactors bf = defaultBlocking();
   bf.MCB = 2 * bf.MR;
   bf.KCB = 12;
   bf.NCB = bf.NR;

@@ -93,8 +93,7 @@ TEST_P(GemmInt32, KAcrossCacheBlocks) {
 TEST_P(GemmInt32, ManyCacheBlocks) {
   if (!GetParam().supported) GTEST_SKIP() << instSetName(GetParam().isa) << " not on this CPU";
   ScopedIsa isa(GetParam().isa);
-  const std::vector<int8_t> probe(4, 0);
-  BlockingFactors small = PackBMatrix<int8_t>(matrix_op_t::NoTranspose, 4, 1, probe.data(), 1).blockingFactors();
+  BlockingFactors small = defaultBlocking();
   small.MCB = 2 * small.MR;
   small.KCB = 20;
   small.NCB = small.NR;
@@ -130,7 +129,6 @@ namespace {
 // Packed B knows its own panel width: B packed on one path (here the portable path with
 // 4-column panels, narrower than any vector) must give exact results on every other.
 TEST(GemmInt32CrossPath, BPackedWithNarrowPanelsRunsEverywhere) {
-  const std::vector<int8_t> probe(4, 0);
   for (int N : {3, 6, 8, 21}) {
     const int M = 29, K = 40;
     const std::vector<uint8_t> A = random_vector<uint8_t>(size_t(M) * K, 0, 255, 40 + N);
@@ -140,7 +138,7 @@ TEST(GemmInt32CrossPath, BPackedWithNarrowPanelsRunsEverywhere) {
     std::unique_ptr<PackBMatrix<int8_t>> packed;
     {
       ScopedIsa portable(inst_set_t::anyarch);
-      BlockingFactors narrow = PackBMatrix<int8_t>(matrix_op_t::NoTranspose, 4, 1, probe.data(), 1).blockingFactors();
+      BlockingFactors narrow = defaultBlocking();
       narrow.NR = 4;
       narrow.NR_MIN = 4;
       narrow.NCB = 4;

@@ -134,8 +134,7 @@ std::string gemm_call(const Weights& w, std::mt19937& rng, bool requantize, bool
   const BlockingFactors* params = nullptr;
   if (custom_blocking) {
     // The path's blocking with a random register tile: a kernel shape seldom used.
-    PackAMatrix<uint8_t> probe(matrix_op_t::NoTranspose, 1, 4, A.data(), 4);
-    bf = probe.blockingFactors();
+    bf = defaultBlocking();
     bf.MR = 1 + int(rng() % bf.MR);
     bf.NR = bf.NR_MIN * (1 + int(rng() % (bf.NR / bf.NR_MIN)));
     bf.MCB = bf.MR * (1 + int(rng() % 20));
