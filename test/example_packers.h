@@ -57,6 +57,13 @@ class PackAFromNchw final : public fbgemm::PackMatrix<PackAFromNchw<accT>, uint8
     } else {
       std::tie(Base::brow_, Base::bcol_, interleave_) = default_a_blocks<accT>();
     }
+    // quire takes KCB from the packer, so with the default blocking a short K may ask for
+    // narrower blocks: rows of the packed block then sit closer together (FBGEMM requires
+    // the traits' KCB; given blocking_params, fbgemmPacked checks that they agree).
+    if (params == nullptr) {
+      const int k_padded = (channels / groups + 3) / 4 * 4;
+      Base::bcol_ = std::max(4, std::min(Base::bcol_, k_padded));
+    }
     if (pmat == nullptr) {
       Base::buf_ = static_cast<uint8_t*>(
           fbgemm::fbgemmAlignedAlloc(64, sizeof(uint8_t) * Base::brow_ * Base::bcol_));
@@ -71,24 +78,26 @@ class PackAFromNchw final : public fbgemm::PackMatrix<PackAFromNchw<accT>, uint8
 
   // Rows [row_start, + row_size) and columns [col_start, + col_size) of A, into the
   // buffer, rows blockColSize() bytes apart, zero-filled to the interleave; the row sums
-  // start over at the first K block of a group and accumulate over the others.
+  // start over at the first K block of a group and accumulate over the others. Within one
+  // image the block is a transposed piece of x (channel c's pixels are contiguous), so it
+  // is moved with FBGEMM's byte transpose; the row sums come from quire's sumPackedRows
+  // while the block is in cache.
   void pack(const fbgemm::block_type_t& block) {
     const int padded = (block.col_size + interleave_ - 1) / interleave_ * interleave_;
     Base::packedBlock({block.row_start, block.row_size, block.col_start, padded});
     const bool first_k_block = block.col_start % (this->numCols() / this->numGroups()) == 0;
     uint8_t* out = Base::getBuf();
-    for (int i = 0; i < block.row_size; ++i) {
+    const int ld_out = Base::blockColSize();
+    for (int i = 0; i < block.row_size;) {  // one run of rows per image
       const int row = block.row_start + i, n = row / pixels_, p = row % pixels_;
-      uint8_t* dst = out + i * Base::blockColSize();
-      int32_t sum = first_k_block ? 0 : row_offset_[i];
-      for (int j = 0; j < block.col_size; ++j) {
-        const int c = block.col_start + j;
-        dst[j] = x_[(int64_t{n} * channels_ + c) * pixels_ + p];
-        sum += dst[j];
-      }
-      std::fill(dst + block.col_size, dst + padded, uint8_t{0});
-      row_offset_[i] = sum;
+      const int run = std::min(block.row_size - i, pixels_ - p);
+      const uint8_t* src = x_ + (int64_t{n} * channels_ + block.col_start) * pixels_ + p;
+      fbgemm::transpose_simd<uint8_t>(block.col_size, run, src, pixels_, out + i * ld_out, ld_out);
+      i += run;
     }
+    for (int i = 0; i < block.row_size; ++i)
+      std::fill(out + i * ld_out + block.col_size, out + i * ld_out + padded, uint8_t{0});
+    quire::sumPackedRows(out, ld_out, block.row_size, block.col_size, row_offset_, !first_k_block);
   }
 
   int32_t* getRowOffsetBuffer() const { return row_offset_; }

@@ -211,6 +211,36 @@ TEST(UserPacker, PaddingBytesDoNotMatter) {
   }
 }
 
+TEST(UserPacker, SumPackedRowsMatchesPlainSums) {
+  for (const IsaCase& c : all_isas()) {
+    if (!c.supported) continue;
+    ScopedIsa isa(c.isa);
+    for (const int rows : {1, 3, 8, 17}) {
+      for (const int cols : {0, 1, 5, 63, 64, 65, 200}) {
+        const int ld = cols + 3;
+        const std::vector<uint8_t> a = random_vector<uint8_t>(size_t(rows) * ld, 0, 255, rows * 7 + cols);
+        std::vector<int32_t> sums(rows, 1000), expected(rows);
+        for (int i = 0; i < rows; ++i) {
+          int32_t s = 0;
+          for (int j = 0; j < cols; ++j) s += a[size_t(i) * ld + j];
+          expected[i] = 1000 + s;
+        }
+        sumPackedRows(a.data(), ld, rows, cols, sums.data(), true);
+        EXPECT_EQ(sums, expected) << instSetName(c.isa) << " rows=" << rows << " cols=" << cols;
+        for (int i = 0; i < rows; ++i) expected[i] -= 1000;
+        sumPackedRows(a.data(), ld, rows, cols, sums.data(), false);
+        EXPECT_EQ(sums, expected) << instSetName(c.isa) << " rows=" << rows << " cols=" << cols;
+      }
+    }
+  }
+  std::vector<uint8_t> a(16);
+  std::vector<int32_t> sums(4);
+  EXPECT_INVALID(({"ld", "3"}), sumPackedRows(a.data(), 3, 2, 4, sums.data(), false));
+  EXPECT_INVALID(({"rows", "-1"}), sumPackedRows(a.data(), 4, -1, 4, sums.data(), false));
+  EXPECT_INVALID(({"row_sums"}), sumPackedRows(a.data(), 4, 2, 4, nullptr, false));
+  EXPECT_INVALID(({"a"}), sumPackedRows(nullptr, 4, 2, 4, sums.data(), false));
+}
+
 // A packer whose blocks are not a multiple of the K interleave cannot be run: the call
 // names the packer's block width.
 class BadBlockPacker final : public PackMatrix<BadBlockPacker, uint8_t, int32_t> {

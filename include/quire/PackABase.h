@@ -13,6 +13,13 @@
 
 namespace quire {
 
+// quire's addition for A packers: the row sums of rows x cols bytes (row i at a + i * ld),
+// written to row_sums (accumulate = false) or added to them, with the active path's
+// vector code: the pass the built-in packers fuse, for a packer that has just written its
+// block. Throws std::invalid_argument on negative sizes, ld < cols or null pointers.
+void sumPackedRows(const uint8_t* a, int64_t ld, int rows, int cols, int32_t* row_sums,
+                   bool accumulate);
+
 // PT: the concrete packer; accT: int32_t, or int16_t for acc16. kSlack: bytes the packer
 // may write past the last row of a block (a vector store's overhang), added to the buffer.
 template <typename PT, typename accT, int64_t kSlack = 0>

@@ -4,6 +4,7 @@
 
 #include "quire/detail/Check.h"
 #include "quire/detail/IsaRecord.h"
+#include "quire/PackABase.h"
 #include "quire/detail/PackA.h"
 
 namespace quire::detail {
@@ -48,3 +49,19 @@ PackedABlock pack_a_block(const ASource& a, const block_type_t& block, uint8_t* 
 }
 
 }  // namespace quire::detail
+
+namespace quire {
+
+void sumPackedRows(const uint8_t* a, int64_t ld, int rows, int cols, int32_t* row_sums,
+                   bool accumulate) {
+  const char* where = "sumPackedRows";
+  detail::check_arg(rows >= 0, where, "rows", rows, "must be >= 0");
+  detail::check_arg(cols >= 0, where, "cols", cols, "must be >= 0");
+  detail::check_arg(ld >= cols, where, "ld", ld, "must be >= cols");
+  if (rows == 0) return;
+  detail::check_not_null(row_sums, where, "row_sums");
+  if (cols > 0) detail::check_not_null(a, where, "a");
+  detail::active_isa().pack_a(a, ld, false, rows, cols, nullptr, ld, row_sums, accumulate);
+}
+
+}  // namespace quire

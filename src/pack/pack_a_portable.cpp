@@ -1,4 +1,4 @@
-// A-block packing in plain C++ (all paths use it for transposed sources).
+// A-block packing in plain C++ (the portable path).
 #include <cstring>
 
 #include "pack/pack_a.h"
