@@ -9,7 +9,7 @@ DotStyle dot_style(const KernelSpec& s) {
   if (s.acc16) return DotStyle::acc16;
   if (s.isa == Isa::avx512_vnni || s.isa == Isa::avx_vnni || s.isa == Isa::avx512_vnni_ymm)
     return DotStyle::vnni;
-  return DotStyle::exact;
+  return s.pair_safe ? DotStyle::pair_safe : DotStyle::exact;
 }
 
 void DotEmitter::word_constant(const x86::Vec& v, int shift) {
@@ -20,6 +20,7 @@ void DotEmitter::word_constant(const x86::Vec& v, int shift) {
 
 void DotEmitter::load_constant() {
   if (style_ == DotStyle::exact) word_constant(regs_.constant, 8);
+  else if (style_ == DotStyle::pair_safe) word_constant(regs_.constant, 15);
 }
 
 DotOperand DotEmitter::split_b(const x86::Vec& b, const x86::Vec& b_odd) {
@@ -54,6 +55,13 @@ void DotEmitter::multiply_add(const x86::Vec& acc, const DotOperand& a, const Do
       a_.vpmaddwd(p, a.lo, b.lo);
       a_.vpaddd(acc, acc, p);
       a_.vpmaddwd(p, a.hi, b.hi);
+      a_.vpaddd(acc, acc, p);
+      return;
+    case DotStyle::pair_safe:
+      // vpmaddubsw: (a0 b0 + a1 b1, a2 b2 + a3 b3) in int16, which a pair-safe B keeps
+      // within [-32640, 32640]; vpmaddwd by ones adds the two into the int32 lane.
+      a_.vpmaddubsw(p, a.lo, b.lo);
+      a_.vpmaddwd(p, p, regs_.constant);
       a_.vpaddd(acc, acc, p);
       return;
     case DotStyle::acc16:

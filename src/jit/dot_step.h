@@ -5,6 +5,7 @@
 //   vnni       acc += vpdpbusd(A, B)                                        exact
 //   exact      A and B split into even and odd bytes in 16-bit lanes,
 //              acc += vpmaddwd(A even, B even) + vpmaddwd(A odd, B odd)      exact
+//   pair_safe  acc += vpmaddwd(vpmaddubsw(A, B), ones)      exact on pair-safe B panels
 //   acc16      acc = vpaddsw(acc, vpmaddubsw(A, B)), after the K loop
 //              acc = vpmaddwd(acc, ones)                  saturating (docs/acc16.md)
 // The emitter owns no register: the caller's register map names every one.
@@ -16,7 +17,7 @@
 
 namespace quire::jit {
 
-enum class DotStyle { vnni, exact, acc16 };
+enum class DotStyle { vnni, exact, pair_safe, acc16 };
 
 DotStyle dot_style(const KernelSpec& spec);
 
@@ -29,7 +30,7 @@ struct DotOperand {
 // Registers the step uses besides its operands and the accumulators:
 //   a_even, a_odd  exact: the halves of A (a_odd may be the register A was loaded into)
 //   product        every style but vnni
-//   constant       exact: 0x00ff in every 16-bit lane
+//   constant       exact: 0x00ff in every 16-bit lane; pair_safe: 1 in every 16-bit lane
 struct DotRegs {
   asmjit::x86::Vec a_even, a_odd, product, constant;
 };

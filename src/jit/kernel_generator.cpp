@@ -26,7 +26,7 @@ int vector_registers(Isa isa) { return is_zmm(isa) ? 32 : 16; }
 int vectors_for(const KernelSpec& s) { return (s.nr + int32_lanes(s.isa) - 1) / int32_lanes(s.isa); }
 
 // Vector register map: [accumulators mr*nv][B nv][B odd nv: exact][A][A even: exact]
-// [product: all but VNNI][constant: exact]. A is the row's broadcast (exact: split in
+// [product: all but VNNI][constant: exact, pair_safe]. A is the row's broadcast (exact: split in
 // place, it becomes the odd half).
 struct RegMap {
   int nv, mr;
@@ -43,7 +43,8 @@ struct RegMap {
     switch (style) {
       case DotStyle::vnni: return a() + 1;
       case DotStyle::acc16: return product() + 1;
-      case DotStyle::exact: break;
+      case DotStyle::exact:
+      case DotStyle::pair_safe: break;
     }
     return constant() + 1;
   }
@@ -177,6 +178,7 @@ int int32_lanes(Isa isa) { return is_zmm(isa) ? 16 : 8; }
 bool registers_fit(const KernelSpec& s) {
   if (s.mr < 1 || s.nr < 1 || s.mr > 12) return false;  // 12: four A row cursors (tile_loop_emitter.h)
   if (s.acc16 && s.isa != Isa::avx2 && s.isa != Isa::avx512) return false;  // VNNI runs acc16 exact
+  if (s.pair_safe && (s.acc16 || (s.isa != Isa::avx2 && s.isa != Isa::avx512))) return false;
   const RegMap map{vectors_for(s), s.mr, dot_style(s)};
   return map.needed() <= vector_registers(s.isa);
 }
@@ -188,7 +190,7 @@ std::string kernel_name(const KernelSpec& s) {
                     : s.isa == Isa::avx_vnni        ? "avxvnni"
                                                     : "avx2";
   return std::string(s.acc16 ? "u8s8s16" : "u8s8s32") + "_mr" + std::to_string(s.mr) + "_nr" + std::to_string(s.nr) + "_" + isa +
-         (s.narrow ? "_narrow" : "");
+         (s.narrow ? "_narrow" : "") + (s.pair_safe ? "_pairsafe" : "");
 }
 
 void emit_micro_kernel(x86::Assembler& a, const KernelSpec& spec) {

@@ -4,8 +4,9 @@
 //   lane (r, j) of the A vector = the 4 bytes A[r][4t .. 4t+3]  (built by one broadcast
 //     for row 0 and RPV - 1 merge-masked broadcasts for the other rows)
 //   lane (r, j) of the B vector = B[4t .. 4t+3][j]           (Np columns repeated RPV times)
-// so one dot step (dot_step.h: vpdpbusd, the exact vpmaddwd split, or acc16's vpmaddubsw +
-// vpaddsw with a final vpmaddwd by ones, docs/acc16.md) does RPV rows x Np columns.
+// so one dot step (dot_step.h: vpdpbusd, the exact vpmaddwd split, the pair-safe
+// vpmaddubsw + vpmaddwd, or acc16's vpmaddubsw + vpaddsw with a final vpmaddwd by ones,
+// docs/acc16.md) does RPV rows x Np columns.
 // A tile is up to 12 rows (3 rows per GPR cursor, as in the column kernels): with Np = 4
 // that is 3 vectors, with Np = 8 six. Rows are stored one by one (valignd moves a row's
 // lanes to the bottom, a masked store writes its N columns).
@@ -232,15 +233,17 @@ class NarrowEmitter final : public TileLoopEmitter {
 }  // namespace
 
 bool narrow_fits(const KernelSpec& s) {
-  const bool isa_ok = s.acc16 ? s.isa == Isa::avx512
-                              : s.isa == Isa::avx512 || s.isa == Isa::avx512_vnni;
+  if (s.acc16 && s.pair_safe) return false;
+  // acc16 and pair-safe kernels replace the exact split, which only avx512 runs.
+  const bool isa_ok = s.acc16 || s.pair_safe ? s.isa == Isa::avx512
+                                             : s.isa == Isa::avx512 || s.isa == Isa::avx512_vnni;
   return isa_ok && s.nr >= 3 && s.nr <= 8 && s.mr >= 1 && s.mr <= 12;
 }
 
 void emit_narrow_kernel(x86::Assembler& a, const KernelSpec& spec) {
   if (!narrow_fits(spec)) {
     throw std::invalid_argument("narrow micro-kernel " + kernel_name(spec) +
-                                ": needs an AVX-512 path (acc16: avx512), 3 <= nr <= 8 and mr <= 12");
+                                ": needs an AVX-512 path (acc16, pair-safe: avx512), 3 <= nr <= 8 and mr <= 12");
   }
   NarrowEmitter(a, spec).emit();
 }
