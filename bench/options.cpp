@@ -63,6 +63,8 @@ void print_usage(std::FILE* out, const char* argv0) {
       "  --threads T        threads per call (default 1), for quire and the baselines\n"
       "  --isa NAME         force quire's path: anyarch | avx2 | avx_vnni | avx512 |\n"
       "                     avx512_ymm | avx512_vnni_ymm | avx512_vnni (exit 2 if the CPU lacks it)\n"
+      "  --weights KIND     int8 only: full (default: B in -128..127) | typical (B in -64..64,\n"
+      "                     the pair-safe panels of the avx2 / avx512 paths)\n"
       "  --output KIND      int8 only: u8 (default: requantized, per-channel) | int32 (raw);\n"
       "                     acc16 always measures int32\n"
       "  --min-time S       seconds of timed calls per shape and library (default 0.2);\n"
@@ -134,6 +136,11 @@ std::optional<Options> parse_options(int argc, char** argv) {
       } else {
         throw UsageError("--output: want u8 or int32, got '" + kind + "'");
       }
+    } else if (flag == "--weights") {
+      const std::string kind = value();
+      if (kind == "full") opt.weight_bound = 128;
+      else if (kind == "typical") opt.weight_bound = 64;
+      else throw UsageError("--weights: want full or typical, got '" + kind + "'");
     } else if (flag == "--min-time") {
       opt.min_time = parse_number<double>(flag, value());
       if (!(opt.min_time > 0)) throw UsageError("--min-time must be positive");

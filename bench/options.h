@@ -24,6 +24,7 @@ struct Options {
   bool csv = false;
   bool flush = false;
   OutputKind output = OutputKind::u8;
+  int weight_bound = 128;  // --weights typical: B in [-64, 64]; full (default): [-128, 127]
   double min_time = 0.2;  // seconds of timed calls per shape and library
 };
 

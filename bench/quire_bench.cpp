@@ -2,6 +2,7 @@
 // run (see /work/shared/BENCH.md for what is measured and why).
 #include <cpuinfo.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -94,7 +95,7 @@ int run(const Options& opt) {
     const Shape& shape = shapes[i];
     const std::string name = to_string(shape);
     progress.update(i + 1, total, name, "data");
-    const GemmData data(shape);
+    const GemmData data(shape, -opt.weight_bound, std::min(opt.weight_bound, 127));
     const ReferenceRows ref(data);
 
     ShapeResult r;

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "quire/PackMatrix.h"
 #include "quire/detail/PackB.h"
@@ -37,6 +38,7 @@ class PackBMatrix final : public PackMatrix<PackBMatrix<T, accT>, T, accT> {
     this->packedBlock(block_type_t{0, layout_.k_per_group, 0, layout_.n});
     this->allocate_if_needed(layout_.allocation_bytes());
     detail::pack_b(layout_, trans, smat, ld, this->buf_);
+    pair_safe_ = detail::pair_safe_panels(layout_, this->buf_);
   }
 
   // quire's addition: serialization. save() writes the packed weights with their
@@ -49,6 +51,7 @@ class PackBMatrix final : public PackMatrix<PackBMatrix<T, accT>, T, accT> {
     const detail::PackedBHeader header = detail::read_packed_b_header(in);
     std::unique_ptr<PackBMatrix> b(new PackBMatrix(header.layout, header.trans));
     detail::read_packed_b_payload(in, header, b->buf_);
+    b->pair_safe_ = detail::pair_safe_panels(b->layout_, b->buf_);  // recomputed, not stored
     return b;
   }
 
@@ -85,6 +88,11 @@ class PackBMatrix final : public PackMatrix<PackBMatrix<T, accT>, T, accT> {
                                 int64_t{i / 4} * layout_.panel_width * 4 +
                                 j % layout_.panel_width * 4 + i % 4);
   }
+  // quire's addition: one flag per panel of group g, non-zero when no K pair of the panel
+  // can saturate vpmaddubsw (detail::pair_safe_panels); fbgemmPacked runs those panels
+  // with the faster exact kernels of the avx2 and avx512 paths.
+  const uint8_t* pairSafePanels(int g) const { return pair_safe_.data() + g * layout_.panels(); }
+
   // Whether K block block_id (of KCB rows) is the group's last.
   bool isThisLastKBlock(int block_id) const { return this->blockRows() - 1 == block_id; }
 
@@ -131,6 +139,7 @@ class PackBMatrix final : public PackMatrix<PackBMatrix<T, accT>, T, accT> {
   matrix_op_t trans_;
   int32_t ld_;  // of the source, for unpack
   detail::PackedBLayout layout_;
+  std::vector<uint8_t> pair_safe_;  // per panel, group-major
 };
 
 }  // namespace quire

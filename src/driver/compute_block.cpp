@@ -1,14 +1,36 @@
 #include <algorithm>
 
 #include "driver/driver.h"
+#include "jit/kernel_cache.h"
+#include "jit/kernel_generator.h"
 
 namespace quire::detail {
 
+MicroKernelFn KernelSet::pair_safe(int mr, int nr, bool narrow) {
+  for (int i = 0; i < pair_safe_used_; ++i) {
+    const Entry& e = pair_safe_entries_[i];
+    if (e.mr == mr && e.nr == nr && e.narrow == narrow) return e.fn;
+  }
+  // acc16 that saturates must follow its model (docs/acc16.md), not the exact product.
+  const jit::KernelSpec spec{isa_.isa, mr, nr, narrow, false, true};
+  MicroKernelFn fn = nullptr;
+  if (!saturating_ && (narrow ? jit::narrow_fits(spec) : jit::registers_fit(spec))) fn = jit::kernel(spec);
+  if (pair_safe_used_ < kSlots) pair_safe_entries_[pair_safe_used_++] = Entry{mr, nr, narrow, fn};
+  return fn;
+}
+
 void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
                    const PackedBLayout& b, const int8_t* b_group, int k0, int kc, int n0, int nc,
-                   int32_t* c, int64_t ldc, bool accumulate) {
+                   int32_t* c, int64_t ldc, bool accumulate, const uint8_t* pair_safe) {
   const int mr = kernels.mr(), full_panels = mc / mr, tail_rows = mc % mr;
   const int width = b.panel_width;
+  // Panels no K pair of which can saturate vpmaddubsw run the path's pair-safe kernels
+  // where it has them; every other panel runs the path's own (exact) kernels.
+  const auto kernel = [&](int rows, int cols, int panel, bool narrow) {
+    if (pair_safe != nullptr && pair_safe[panel] != 0)
+      if (MicroKernelFn fn = kernels.pair_safe(rows, cols, narrow)) return fn;
+    return kernels.get(rows, cols, narrow);
+  };
   MicroKernelArgs args{};
   args.k4_steps = (kc + 3) / 4;
   args.lda = lda;
@@ -28,7 +50,7 @@ void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
       args.a_panel_stride = rows * lda;
       args.m_panels = panels;
       args.mr = rows;
-      kernels.get(rows, nc, true)(&args);
+      kernel(rows, nc, 0, true)(&args);
       row += rows * panels;
     }
     return;
@@ -46,7 +68,7 @@ void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
       args.a_panel_stride = mr * lda;
       args.m_panels = full_panels;
       args.mr = mr;
-      kernels.get(mr, nr)(&args);
+      kernel(mr, nr, panel, false)(&args);
     }
     if (tail_rows > 0) {
       args.a = a + full_panels * mr * lda;
@@ -54,7 +76,7 @@ void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
       args.a_panel_stride = tail_rows * lda;
       args.m_panels = 1;
       args.mr = tail_rows;
-      kernels.get(tail_rows, nr)(&args);
+      kernel(tail_rows, nr, panel, false)(&args);
     }
     col += nr;
   }

@@ -59,6 +59,10 @@ class KernelSet {
     const bool has = saturating_ ? isa_.acc16_narrow_kernel != nullptr : isa_.narrow_kernel != nullptr;
     return has && nr >= 3 && nr <= 8 ? isa_.narrow_rows : 0;
   }
+  // The path's kernel for a pair-safe B panel (docs/kernel-contract.md, "Pair-safe B
+  // panels"), or null where there is none (VNNI and portable paths, saturating acc16).
+  // Defined in src/driver/compute_block.cpp.
+  MicroKernelFn pair_safe(int mr, int nr, bool narrow = false);
 
  private:
   struct Entry {
@@ -72,13 +76,16 @@ class KernelSet {
   bool saturating_;
   int used_ = 0;
   Entry entries_[kSlots];
+  int pair_safe_used_ = 0;
+  Entry pair_safe_entries_[kSlots];
 };
 
 // C[0..mc) x [0..nc) (int32, ldc elements apart) = (or +=, when accumulate) the packed A
 // block (mc rows, lda bytes apart, K range [k0, k0 + kc)) times columns [n0, n0 + nc) of
-// the packed B group starting at b_group.
+// the packed B group starting at b_group. pair_safe: null, or the group's per-panel flags
+// (PackBMatrix::pairSafePanels); flagged panels run KernelSet::pair_safe kernels.
 void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
                    const PackedBLayout& b, const int8_t* b_group, int k0, int kc, int n0, int nc,
-                   int32_t* c, int64_t ldc, bool accumulate);
+                   int32_t* c, int64_t ldc, bool accumulate, const uint8_t* pair_safe = nullptr);
 
 }  // namespace quire::detail

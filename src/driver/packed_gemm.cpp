@@ -45,6 +45,7 @@ void run_packed_gemm(const PackedGemmCall& c) {
     const int mc = std::min(bf.MCB, tile.m1 - ic);
     for (int g = 0; g < s.groups; ++g) {
       const int8_t* b_group = c.b_data + g * c.b->group_bytes();
+      const uint8_t* pair_safe = c.b_pair_safe + g * c.b->panels();
       for (int32_t k0 = 0; k0 < s.K; k0 += bf.KCB) {
         const int kc = std::min(bf.KCB, s.K - k0);
         const PackedABlock a = c.pack(c.packer, block_type_t{ic, mc, g * s.K + k0, kc});
@@ -55,7 +56,7 @@ void run_packed_gemm(const PackedGemmCall& c) {
           const int32_t col = g * s.N + jc;
           int32_t* c_tile = c.C_buffer + ic * ld + col;
           compute_block(kernels, a.data, a.ld, mc, *c.b, b_group, k0, kc, jc, nc, c_tile, ld,
-                        k0 > 0);
+                        k0 > 0, pair_safe);
           if (last_k_block) {
             c.output(c.op, c.C, c_tile, block_type_t{ic, mc, col, nc}, static_cast<int>(c.ldc),
                      isa.inst_set);

@@ -67,7 +67,7 @@ bool registers_fit(Isa isa, int mr, int nr, bool acc16) {
 static MicroKernelFn cached(const KernelSpec& spec) {
   static std::mutex mutex;
   static std::unordered_map<uint64_t, std::unique_ptr<CacheEntry>> cache;
-  const uint64_t key = (uint64_t{spec.acc16} << 41) | (uint64_t{spec.narrow} << 40) | (uint64_t{static_cast<uint8_t>(spec.isa)} << 32) |
+  const uint64_t key = (uint64_t{spec.pair_safe} << 42) | (uint64_t{spec.acc16} << 41) | (uint64_t{spec.narrow} << 40) | (uint64_t{static_cast<uint8_t>(spec.isa)} << 32) |
                        (uint64_t(static_cast<uint16_t>(spec.mr)) << 16) | static_cast<uint16_t>(spec.nr);
   CacheEntry* entry;
   {
@@ -86,9 +86,10 @@ MicroKernelFn kernel(const KernelSpec& spec) {
   if (spec.narrow ? !narrow_fits(spec) : !registers_fit(spec)) {
     throw std::invalid_argument(
         "micro-kernel " + kernel_name(spec) +
-        (spec.narrow ? ": narrow kernels need an AVX-512 path (acc16: avx512), 3 <= nr <= 8 "
-                       "and mr <= 12"
-                     : ": needs a tile that fits the vector registers (acc16: on avx2 or avx512)"));
+        (spec.narrow ? ": narrow kernels need an AVX-512 path (acc16, pair-safe: avx512), "
+                       "3 <= nr <= 8 and mr <= 12"
+                     : ": needs a tile that fits the vector registers (acc16, pair-safe: on avx2 "
+                       "or avx512)"));
   }
   return cached(spec);
 }

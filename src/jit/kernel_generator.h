@@ -18,13 +18,15 @@ int int32_lanes(detail::Isa isa);
 // kernel_generator.cpp).
 bool registers_fit(const KernelSpec& spec);
 
-// Name that is the kernel's spec, e.g. "u8s8s32_mr6_nr64_avx512vnni" (acc16: "u8s8s16_...").
+// Name that is the kernel's spec, e.g. "u8s8s32_mr6_nr64_avx512vnni" (acc16: "u8s8s16_...";
+// suffixes "_narrow", "_pairsafe").
 std::string kernel_name(const KernelSpec& spec);
 
 // Emits the kernel body: void kernel(const detail::MicroKernelArgs* args).
 void emit_micro_kernel(asmjit::x86::Assembler& a, const KernelSpec& spec);
 
-// Narrow kernels (AVX-512 paths, 3 <= nr <= 8, mr <= 12): several rows per vector.
+// Narrow kernels (AVX-512 paths, 3 <= nr <= 8, mr <= 12): several rows per vector
+// (pair-safe: avx512 only).
 bool narrow_fits(const KernelSpec& spec);
 void emit_narrow_kernel(asmjit::x86::Assembler& a, const KernelSpec& spec);
 

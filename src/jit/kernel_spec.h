@@ -11,6 +11,9 @@ struct KernelSpec {
   int nr;               // columns of the register tile (the last vector is masked if nr % lanes != 0)
   bool narrow = false;  // rows packed several per vector (narrow_generator.cpp)
   bool acc16 = false;   // saturating int16 accumulation (avx2, avx512; docs/acc16.md)
+  // For pair-safe B panels only (avx2, avx512; docs/kernel-contract.md, "Pair-safe B
+  // panels"): the exact 3-instruction vpmaddubsw step instead of the even/odd split.
+  bool pair_safe = false;
 };
 
 }  // namespace quire::jit

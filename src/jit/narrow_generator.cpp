@@ -4,8 +4,9 @@
 //   lane (r, j) of the A vector = the 4 bytes A[r][4t .. 4t+3]  (built by one broadcast
 //     for row 0 and RPV - 1 merge-masked broadcasts for the other rows)
 //   lane (r, j) of the B vector = B[4t .. 4t+3][j]           (Np columns repeated RPV times)
-// so one vpdpbusd (or the exact vpmaddwd split, or acc16's vpmaddubsw + vpaddsw with a
-// final vpmaddwd by ones, docs/acc16.md) does RPV rows x Np columns.
+// so one dot step (dot_step.h: vpdpbusd, the exact vpmaddwd split, the pair-safe
+// vpmaddubsw + vpmaddwd, or acc16's vpmaddubsw + vpaddsw with a final vpmaddwd by ones,
+// docs/acc16.md) does RPV rows x Np columns.
 // A tile is up to 12 rows (3 rows per GPR cursor, as in the column kernels): with Np = 4
 // that is 3 vectors, with Np = 8 six. Rows are stored one by one (valignd moves a row's
 // lanes to the bottom, a masked store writes its N columns).
@@ -23,6 +24,7 @@
 #include <cstddef>
 #include <stdexcept>
 
+#include "jit/dot_step.h"
 #include "jit/kernel_generator.h"
 #include "jit/tile_loop_emitter.h"
 
@@ -34,24 +36,52 @@ using detail::MicroKernelArgs;
 
 namespace {
 
+// Vector registers (zmm). One-step loop: accumulators [0, 6) and A vectors [6, 12) (one
+// per RPV rows, at most 6 each), then the dot step's B (exact: its even half), B odd,
+// A even, A odd, product and constant, and the store's row temporary.
+// Blocked loop (vnni, Np = 4: at most 3 accumulators and A vectors, so accumulators and
+// A vectors 3..5 are free): acc4[g][n] after the store temporary, B columns in the 4
+// registers from B on, the 4 loaded B rows and the 4 transpose temporaries in free ones.
+struct NarrowRegMap {
+  static constexpr int kVectors = 6;
+  static int acc(int v) { return v; }
+  static int avec(int v) { return kVectors + v; }
+  static int b() { return 2 * kVectors; }
+  static int b_odd() { return b() + 1; }
+  static int a_even() { return b() + 2; }
+  static int a_odd() { return b() + 3; }
+  static int product() { return b() + 4; }
+  static int constant() { return b() + 5; }
+  static int store_row() { return b() + 6; }
+  static int acc4(int g, int n) { return store_row() + 1 + 4 * g + n; }
+  static int bcol(int n) { return b() + n; }
+  static int b_row(int i) { return i < 3 ? avec(3 + i) : product(); }
+  static int transpose_tmp(int i) { return i < 3 ? acc(3 + i) : constant(); }
+};
+
 class NarrowEmitter final : public TileLoopEmitter {
  public:
   NarrowEmitter(x86::Assembler& a, const KernelSpec& s)
       : TileLoopEmitter(a, s.mr), s_(s), vnni_(s.isa == Isa::avx512_vnni), acc16_(s.acc16),
         np_(s.nr <= 4 ? 4 : 8),
-        rpv_(16 / np_), vectors_((s.mr + rpv_ - 1) / rpv_), blocked_(vnni_ && np_ == 4) {}
+        rpv_(16 / np_), vectors_((s.mr + rpv_ - 1) / rpv_), blocked_(vnni_ && np_ == 4),
+        dot_(a, s.isa, dot_style(s), true,
+             DotRegs{x86::zmm(M::a_even()), x86::zmm(M::a_odd()), x86::zmm(M::product()),
+                     x86::zmm(M::constant())}) {}
 
  private:
-  // Blocked main loop (vnni, Np = 4): acc4[g][n] in zmm19..30, B columns in zmm12..15,
-  // the 4 loaded B rows in xmm9, 10, 11, 16 and transpose temporaries in xmm3, 4, 5, 17
-  // (free: with Np = 4 there are at most 3 one-step accumulators and A vectors).
-  x86::Zmm acc4(int g, int n) const { return x86::zmm(19 + 4 * g + n); }
-  static x86::Zmm bcol(int n) { return x86::zmm(12 + n); }
+  using M = NarrowRegMap;
+  // Blocked main loop (vnni, Np = 4), registers in NarrowRegMap.
+  static x86::Zmm acc4(int g, int n) { return x86::zmm(M::acc4(g, n)); }
+  static x86::Zmm bcol(int n) { return x86::zmm(M::bcol(n)); }
   int steps_per_block() const override { return blocked_ ? 4 : 1; }
 
   void dot_block() override {
-    const x86::Xmm rows[4] = {x86::xmm9, x86::xmm10, x86::xmm11, x86::xmm16};
-    const x86::Xmm t[4] = {x86::xmm3, x86::xmm4, x86::xmm5, x86::xmm17};
+    x86::Xmm rows[4], t[4];
+    for (int i = 0; i < 4; ++i) {
+      rows[i] = x86::xmm(M::b_row(i));
+      t[i] = x86::xmm(M::transpose_tmp(i));
+    }
     // B rows of 4 columns for K steps t..t+3 (the cursor steps once so that step 3 is
     // addressable as base + 2 * b_step; it is put back afterwards).
     a_.vmovdqu(rows[0], x86::xmmword_ptr(kBCursor));
@@ -75,7 +105,7 @@ class NarrowEmitter final : public TileLoopEmitter {
       const int first = 4 * g, rows_in_group = std::min(4, s_.mr - first);
       a_.vbroadcasti32x4(av, block_operand(first));
       for (int i = 1; i < rows_in_group; ++i) a_.k(row_mask(i)).vbroadcasti32x4(av, block_operand(first + i));
-      for (int n = 0; n < 4; ++n) a_.vpdpbusd(acc4(g, n), av, bcol(n));
+      for (int n = 0; n < 4; ++n) dot_.multiply_add(acc4(g, n), {av, av}, {bcol(n), bcol(n)});
     }
   }
 
@@ -83,13 +113,14 @@ class NarrowEmitter final : public TileLoopEmitter {
   // acc4[g][n] -> lane (i, n), added to the one-step accumulator of g.
   void finish_accumulators() override {
     if (acc16_) {
-      const x86::Zmm ones = x86::zmm14;
-      a_.vpternlogd(ones, ones, ones, 0xff);
-      a_.vpsrlw(ones, ones, 15);
-      for (int v = 0; v < vectors_; ++v) a_.vpmaddwd(acc(v), acc(v), ones);
+      const x86::Zmm ones = bvec();  // free after the K loop
+      dot_.word_constant(ones, 15);
+      for (int v = 0; v < vectors_; ++v) dot_.fold_halves(acc(v), ones);
     }
     if (!blocked_) return;
-    const x86::Zmm x = x86::zmm3, y = x86::zmm4, u0 = x86::zmm5, u1 = x86::zmm9;
+    // Temporaries: registers the blocked loop's accumulators and B columns do not use.
+    const x86::Zmm x = x86::zmm(M::transpose_tmp(0)), y = x86::zmm(M::transpose_tmp(1)),
+                   u0 = x86::zmm(M::transpose_tmp(2)), u1 = x86::zmm(M::b_row(0));
     for (int g = 0; g < vectors_; ++g) {
       a_.vpunpckldq(x, acc4(g, 0), acc4(g, 1));
       a_.vpunpckhdq(y, acc4(g, 0), acc4(g, 1));
@@ -111,11 +142,9 @@ class NarrowEmitter final : public TileLoopEmitter {
     return m;
   }
 
-  // Vector registers: accumulators [0, 6), A vectors [6, 12), B / B even 12, B odd 13,
-  // A even 14, A odd 15, product 16, 0x00ff byte mask 17, store temporary 18.
-  x86::Zmm acc(int v) const { return x86::zmm(v); }
-  x86::Zmm avec(int v) const { return x86::zmm(6 + v); }
-  static x86::Zmm bvec() { return x86::zmm12; }
+  static x86::Zmm acc(int v) { return x86::zmm(M::acc(v)); }
+  static x86::Zmm avec(int v) { return x86::zmm(M::avec(v)); }
+  static x86::Zmm bvec() { return x86::zmm(M::b()); }
   // Opmasks: k1..k(rpv-1) select row i's lanes in the A vector; k7 the N output lanes.
   static x86::KReg row_mask(int i) { return x86::k(i); }
 
@@ -127,11 +156,7 @@ class NarrowEmitter final : public TileLoopEmitter {
   void prologue_extra() override {
     for (int i = 1; i < rpv_; ++i) set_mask(row_mask(i), ((1u << np_) - 1) << (i * np_));
     set_mask(x86::k7, (1u << s_.nr) - 1);
-    if (!vnni_ && !acc16_) {
-      const x86::Zmm m = x86::zmm17;
-      a_.vpternlogd(m, m, m, 0xff);
-      a_.vpsrlw(m, m, 8);
-    }
+    dot_.load_constant();
   }
 
   void zero_accumulators() override {
@@ -145,34 +170,18 @@ class NarrowEmitter final : public TileLoopEmitter {
   // One 4-deep K step: the B vector once, then per A vector the row broadcasts and the
   // dot product.
   void dot_step() override {
-    const x86::Zmm b = bvec();
+    const x86::Zmm b_odd = x86::zmm(M::b_odd());
     const x86::Mem b_src = x86::ptr(kBCursor);
-    if (np_ == 4) a_.vbroadcasti32x4(b, b_src);
-    else a_.vbroadcasti64x4(b, b_src);
-    if (!vnni_ && !acc16_) {  // B even / odd 16-bit halves, as in the column kernels
-      a_.vpsllw(x86::zmm14, b, 8);
-      a_.vpsraw(x86::zmm14, x86::zmm14, 8);
-      a_.vpsraw(x86::zmm13, b, 8);
-      a_.vmovdqa32(b, x86::zmm14);
-    }
+    const x86::Vec b_raw = dot_.b_load(bvec(), b_odd);
+    if (np_ == 4) a_.vbroadcasti32x4(b_raw, b_src);
+    else a_.vbroadcasti64x4(b_raw, b_src);
+    const DotOperand b = dot_.split_b(bvec(), b_odd);
     for (int v = 0; v < vectors_; ++v) {
       const x86::Zmm av = avec(v);
       const int first = v * rpv_, rows = std::min(rpv_, s_.mr - first);
       a_.vpbroadcastd(av, row_operand(first));
       for (int i = 1; i < rows; ++i) a_.k(row_mask(i)).vpbroadcastd(av, row_operand(first + i));
-      if (vnni_) {
-        a_.vpdpbusd(acc(v), av, b);
-      } else if (acc16_) {
-        a_.vpmaddubsw(x86::zmm16, av, b);
-        a_.vpaddsw(acc(v), acc(v), x86::zmm16);
-      } else {
-        a_.vpandd(x86::zmm14, av, x86::zmm17);
-        a_.vpsrlw(x86::zmm15, av, 8);
-        a_.vpmaddwd(x86::zmm16, x86::zmm14, b);
-        a_.vpaddd(acc(v), acc(v), x86::zmm16);
-        a_.vpmaddwd(x86::zmm16, x86::zmm15, x86::zmm13);
-        a_.vpaddd(acc(v), acc(v), x86::zmm16);
-      }
+      dot_.multiply_add(acc(v), dot_.split_a(av), b);
     }
   }
 
@@ -200,7 +209,7 @@ class NarrowEmitter final : public TileLoopEmitter {
       a_.jmp(done);
       a_.bind(by_rows);
     }
-    const x86::Zmm row = x86::zmm18;
+    const x86::Zmm row = x86::zmm(M::store_row());
     a_.mov(kCRow, kC);
     for (int r = 0; r < s_.mr; ++r) {
       const int v = r / rpv_, i = r % rpv_;
@@ -218,20 +227,23 @@ class NarrowEmitter final : public TileLoopEmitter {
   bool vnni_, acc16_;
   int np_, rpv_, vectors_;
   bool blocked_;
+  DotEmitter dot_;
 };
 
 }  // namespace
 
 bool narrow_fits(const KernelSpec& s) {
-  const bool isa_ok = s.acc16 ? s.isa == Isa::avx512
-                              : s.isa == Isa::avx512 || s.isa == Isa::avx512_vnni;
+  if (s.acc16 && s.pair_safe) return false;
+  // acc16 and pair-safe kernels replace the exact split, which only avx512 runs.
+  const bool isa_ok = s.acc16 || s.pair_safe ? s.isa == Isa::avx512
+                                             : s.isa == Isa::avx512 || s.isa == Isa::avx512_vnni;
   return isa_ok && s.nr >= 3 && s.nr <= 8 && s.mr >= 1 && s.mr <= 12;
 }
 
 void emit_narrow_kernel(x86::Assembler& a, const KernelSpec& spec) {
   if (!narrow_fits(spec)) {
     throw std::invalid_argument("narrow micro-kernel " + kernel_name(spec) +
-                                ": needs an AVX-512 path (acc16: avx512), 3 <= nr <= 8 and mr <= 12");
+                                ": needs an AVX-512 path (acc16, pair-safe: avx512), 3 <= nr <= 8 and mr <= 12");
   }
   NarrowEmitter(a, spec).emit();
 }

@@ -75,6 +75,24 @@ void pack_b(const PackedBLayout& l, matrix_op_t trans, const int8_t* src, int32_
   }
 }
 
+std::vector<uint8_t> pair_safe_panels(const PackedBLayout& l, const int8_t* packed) {
+  std::vector<uint8_t> safe(static_cast<size_t>(l.groups) * l.panels());
+  for (size_t i = 0; i < safe.size(); ++i) {
+    const int8_t* panel = packed + static_cast<int64_t>(i) * l.panel_bytes();  // groups are consecutive panels
+    // Branch-free over the whole panel (panel_bytes is a multiple of 4): the compiler
+    // vectorizes it.
+    int bad = 0;
+    for (int64_t j = 0; j < l.panel_bytes(); j += 2) {
+      const int b0 = panel[j], b1 = panel[j + 1];
+      const int positive = std::max(b0, 0) + std::max(b1, 0);
+      const int negative = std::min(b0, 0) + std::min(b1, 0);
+      bad |= (positive > kPairSafeBound) | (negative < -kPairSafeBound);
+    }
+    safe[i] = bad == 0;
+  }
+  return safe;
+}
+
 void unpack_b(const PackedBLayout& l, matrix_op_t trans, int32_t ld, const int8_t* packed,
               int8_t* dst) {
   for (int g = 0; g < l.groups; ++g)

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include "quire/Types.h"
 
@@ -39,6 +40,15 @@ PackedBLayout make_b_layout(matrix_op_t trans, int32_t nRow, int32_t nCol, const
 // Packs B (source as described by trans / ld, groups stacked) into dst.
 void pack_b(const PackedBLayout& layout, matrix_op_t trans, const int8_t* src, int32_t ld,
             int8_t* dst);
+
+// Pair-safe panels (docs/kernel-contract.md, "Pair-safe B panels"): one flag per panel,
+// group-major (index g * panels() + p), set when every K pair of the packed panel, the
+// bytes (b0, b1) at an even offset, has positive parts summing to at most 128 and negative
+// parts to at least -128. Then a0 * b0 + a1 * b1 lies in [255 * -128, 255 * 128] =
+// [-32640, 32640] for any A in [0, 255], so vpmaddubsw cannot saturate on the panel.
+// Computed from the packed bytes, when packing and when loading.
+inline constexpr int kPairSafeBound = 128;
+std::vector<uint8_t> pair_safe_panels(const PackedBLayout& layout, const int8_t* packed);
 
 // Writes B back in its source layout (same trans and ld, groups stacked).
 void unpack_b(const PackedBLayout& layout, matrix_op_t trans, int32_t ld, const int8_t* packed,

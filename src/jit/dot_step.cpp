@@ -1,0 +1,76 @@
+#include "jit/dot_step.h"
+
+namespace quire::jit {
+
+using namespace asmjit;
+using detail::Isa;
+
+DotStyle dot_style(const KernelSpec& s) {
+  if (s.acc16) return DotStyle::acc16;
+  if (s.isa == Isa::avx512_vnni || s.isa == Isa::avx_vnni || s.isa == Isa::avx512_vnni_ymm)
+    return DotStyle::vnni;
+  return s.pair_safe ? DotStyle::pair_safe : DotStyle::exact;
+}
+
+void DotEmitter::word_constant(const x86::Vec& v, int shift) {
+  if (zmm_) a_.vpternlogd(v, v, v, 0xff);
+  else a_.vpcmpeqd(v, v, v);
+  a_.vpsrlw(v, v, shift);
+}
+
+void DotEmitter::load_constant() {
+  if (style_ == DotStyle::exact) word_constant(regs_.constant, 8);
+  else if (style_ == DotStyle::pair_safe) word_constant(regs_.constant, 15);
+}
+
+DotOperand DotEmitter::split_b(const x86::Vec& b, const x86::Vec& b_odd) {
+  if (style_ != DotStyle::exact) return {b, b};
+  // Signed bytes to 16 bits: even = (raw << 8) >>arith 8, odd = raw >>arith 8.
+  a_.vpsllw(b, b_odd, 8);
+  a_.vpsraw(b, b, 8);
+  a_.vpsraw(b_odd, b_odd, 8);
+  return {b, b_odd};
+}
+
+DotOperand DotEmitter::split_a(const x86::Vec& src) {
+  if (style_ != DotStyle::exact) return {src, src};
+  // Unsigned bytes to 16 bits: even = raw & 0x00ff, odd = raw >>logical 8.
+  if (zmm_) a_.vpandd(regs_.a_even, src, regs_.constant);
+  else a_.vpand(regs_.a_even, src, regs_.constant);
+  a_.vpsrlw(regs_.a_odd, src, 8);
+  return {regs_.a_even, regs_.a_odd};
+}
+
+void DotEmitter::multiply_add(const x86::Vec& acc, const DotOperand& a, const DotOperand& b) {
+  const x86::Vec& p = regs_.product;
+  switch (style_) {
+    case DotStyle::vnni:
+      // First source unsigned bytes (A), second signed bytes (B); avx_vnni has only the
+      // VEX encoding, the AVX512-VNNI paths use EVEX.
+      if (isa_ == Isa::avx_vnni) a_.vex().vpdpbusd(acc, a.lo, b.lo);
+      else a_.evex().vpdpbusd(acc, a.lo, b.lo);
+      return;
+    case DotStyle::exact:
+      // Pair sums of at most 2 * 255 * 128 in int32: nothing saturates.
+      a_.vpmaddwd(p, a.lo, b.lo);
+      a_.vpaddd(acc, acc, p);
+      a_.vpmaddwd(p, a.hi, b.hi);
+      a_.vpaddd(acc, acc, p);
+      return;
+    case DotStyle::pair_safe:
+      // vpmaddubsw: (a0 b0 + a1 b1, a2 b2 + a3 b3) in int16, which a pair-safe B keeps
+      // within [-32640, 32640]; vpmaddwd by ones adds the two into the int32 lane.
+      a_.vpmaddubsw(p, a.lo, b.lo);
+      a_.vpmaddwd(p, p, regs_.constant);
+      a_.vpaddd(acc, acc, p);
+      return;
+    case DotStyle::acc16:
+      a_.vpmaddubsw(p, a.lo, b.lo);
+      a_.vpaddsw(acc, acc, p);
+      return;
+  }
+}
+
+void DotEmitter::fold_halves(const x86::Vec& acc, const x86::Vec& ones) { a_.vpmaddwd(acc, acc, ones); }
+
+}  // namespace quire::jit
