@@ -89,7 +89,7 @@ void fbgemmPacked(PackMatrix<packingAMatrix, uint8_t, typename packingAMatrix::a
           detail::compute_block(kernels, a_block.data, a_block.ld, mc, B.layout(), B.panel(g, 0),
                                 k0, kc, jc, nc, c_tile, ld, k0 > 0);
           if (last_k_block) {
-            detail::run_output(outProcess, isa.inst_set, C, c_tile, block_type_t{ic, mc, col, nc},
+            detail::run_output(outProcess, detail::inst_set_of(isa), C, c_tile, block_type_t{ic, mc, col, nc},
                                static_cast<int>(ldc));
           }
         }

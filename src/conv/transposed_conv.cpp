@@ -10,7 +10,7 @@
 #include "quire/detail/Blocking.h"
 #include "quire/detail/ConvTransposed.h"
 #include "quire/detail/Driver.h"
-#include "quire/detail/IsaRecord.h"
+#include "cpu/isa_record.h"
 #include "quire/detail/PackA.h"
 
 namespace quire::detail {

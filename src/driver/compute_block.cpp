@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "cpu/isa_record.h"
 #include "quire/detail/Driver.h"
 
 namespace quire::detail {

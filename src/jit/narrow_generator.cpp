@@ -37,7 +37,7 @@ namespace {
 class NarrowEmitter final : public TileLoopEmitter {
  public:
   NarrowEmitter(x86::Assembler& a, const KernelSpec& s)
-      : TileLoopEmitter(a, s.mr), s_(s), vnni_(s.isa == Isa::avx512_vnni), acc16_(s.acc16),
+      : TileLoopEmitter(a, s.mr), s_(s), vnni_(detail::traits(s.isa).vnni), acc16_(s.acc16),
         np_(s.nr <= 4 ? 4 : 8),
         rpv_(16 / np_), vectors_((s.mr + rpv_ - 1) / rpv_), blocked_(vnni_ && np_ == 4) {}
 
@@ -223,9 +223,9 @@ class NarrowEmitter final : public TileLoopEmitter {
 }  // namespace
 
 bool narrow_fits(const KernelSpec& s) {
-  const bool isa_ok = s.acc16 ? s.isa == Isa::avx512
-                              : s.isa == Isa::avx512 || s.isa == Isa::avx512_vnni;
-  return isa_ok && s.nr >= 3 && s.nr <= 8 && s.mr >= 1 && s.mr <= 12;
+  const detail::IsaTraits& t = detail::traits(s.isa);
+  const bool isa_ok = t.narrow_rows > 0 && (!s.acc16 || t.acc16_saturates);
+  return isa_ok && s.nr >= 3 && s.nr <= 8 && s.mr >= 1 && s.mr <= t.narrow_rows;
 }
 
 void emit_narrow_kernel(x86::Assembler& a, const KernelSpec& spec) {
