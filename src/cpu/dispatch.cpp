@@ -101,12 +101,8 @@ constexpr IsaRecord kRecords[] = {
 
 static_assert(sizeof(kRecords) / sizeof(kRecords[0]) == kIsaCount, "one record per Isa");
 consteval bool records_in_enum_order() {
-  for (int i = 0; i < kIsaCount; ++i) {
-    const IsaRecord& r = kRecords[i];
-    if (static_cast<int>(r.isa) != i) return false;
-    // The half GEMM's vdpbf16ps kernels exactly where the traits allow them.
-    if ((r.half.bf16_dot != nullptr) != r.traits().bf16_dot) return false;
-  }
+  for (int i = 0; i < kIsaCount; ++i)
+    if (static_cast<int>(kRecords[i].isa) != i) return false;
   return true;
 }
 static_assert(records_in_enum_order(), "kRecords[i] must describe Isa i");

@@ -67,7 +67,7 @@ using KernelGetter = MicroKernelFn (*)(const KernelRequest& request);
 struct HalfKernels {
   const HalfKernelSet* fp16;
   const HalfKernelSet* bf16;
-  const HalfKernelSet* bf16_dot;  // null where traits.bf16_dot is false
+  const HalfKernelSet* bf16_dot;  // read only where traits().bf16_dot; else null
 };
 
 struct IsaRecord {

@@ -203,7 +203,7 @@ namespace {
 // A path's kernels for a weight type on this CPU.
 const HalfKernelSet& kernels_of(const IsaRecord& r, HalfType type) {
   if (type == HalfType::fp16) return *r.half.fp16;
-  const bool dot = r.half.bf16_dot != nullptr && (cpu::cpu_features().caps() & kCapAvx512Bf16);
+  const bool dot = r.traits().bf16_dot && (cpu::cpu_features().caps() & kCapAvx512Bf16);
   return dot ? *r.half.bf16_dot : *r.half.bf16;
 }
 
