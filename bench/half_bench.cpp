@@ -17,7 +17,7 @@
 #include "progress.h"
 #include "quire/FbgemmBF16.h"
 #include "quire/Utils.h"
-#include "quire/detail/HalfGemm.h"
+#include "../src/fp16/half_gemm.h"
 #include "thread_pool.h"
 
 namespace quire::bench {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "../src/cpu/isa_traits.h"
 #include "timing.h"
 
 namespace quire::bench {
@@ -14,20 +15,13 @@ double gflops(int64_t (*run)(int64_t)) { return 2 * probe_rate(run) / 1e9; }
 
 }  // namespace
 
+// The half GEMM runs zmm kernels on every path that needs AVX-512 (its records' half
+// kernels), ymm kernels on the other vector paths.
 std::optional<FlopsPeak> measure_fma_peak(inst_set_t isa) {
-  switch (isa) {
-    case inst_set_t::anyarch:
-    case inst_set_t::sve:
-      return std::nullopt;
-    case inst_set_t::avx2:
-    case inst_set_t::avx_vnni:
-      return FlopsPeak{gflops(probe::fma_ymm), "vfmadd231ps ymm, 12 chains"};
-    case inst_set_t::avx512:
-    case inst_set_t::avx512_ymm:
-    case inst_set_t::avx512_vnni:
-    case inst_set_t::avx512_vnni_ymm:
-      break;
-  }
+  const detail::IsaTraits* t = detail::find_traits(isa);
+  if (t == nullptr || t->vector_bytes == 0) return std::nullopt;
+  if (!(t->needs & detail::kCapAvx512))
+    return FlopsPeak{gflops(probe::fma_ymm), "vfmadd231ps ymm, 12 chains"};
   return FlopsPeak{gflops(probe::fma_zmm), "vfmadd231ps zmm, 24 chains"};
 }
 

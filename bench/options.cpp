@@ -3,7 +3,10 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <vector>
 
+#include "../src/cpu/isa_traits.h"
 #include "quire/Utils.h"
 
 namespace quire::bench {
@@ -32,14 +35,25 @@ Shape parse_shape(const std::string& text) {
   return {dims[0], dims[1], dims[2]};
 }
 
+// The names --isa takes: every path of src/cpu/isa_traits.h and the aliases of one.
+std::vector<inst_set_t> isa_names() {
+  std::vector<inst_set_t> isas;
+  for (const detail::IsaTraits& t : detail::kIsaTraits) isas.push_back(t.inst_set);
+  for (const detail::InstSetAlias& a : detail::kInstSetAliases)
+    if (a.has_path) isas.push_back(a.inst_set);
+  return isas;
+}
+
+std::string isa_list(const char* separator) {
+  std::string list;
+  for (inst_set_t isa : isa_names()) list += (list.empty() ? "" : separator) + std::string(instSetName(isa));
+  return list;
+}
+
 inst_set_t parse_isa(const std::string& name) {
-  for (inst_set_t isa : {inst_set_t::anyarch, inst_set_t::avx2, inst_set_t::avx512,
-                         inst_set_t::avx512_ymm, inst_set_t::avx512_vnni,
-                         inst_set_t::avx512_vnni_ymm, inst_set_t::avx_vnni}) {
+  for (inst_set_t isa : isa_names())
     if (name == instSetName(isa)) return isa;
-  }
-  throw UsageError("--isa: unknown instruction set '" + name +
-                   "' (anyarch, avx2, avx_vnni, avx512, avx512_ymm, avx512_vnni_ymm, avx512_vnni)");
+  throw UsageError("--isa: unknown instruction set '" + name + "' (" + isa_list(", ") + ")");
 }
 
 }  // namespace
@@ -61,8 +75,8 @@ void print_usage(std::FILE* out, const char* argv0) {
       "                     weights (int4Gemm) against quire's int8 and bf16 paths and sgemm\n"
       "  --shape M,N,K      run this shape instead of a set (repeatable)\n"
       "  --threads T        threads per call (default 1), for quire and the baselines\n"
-      "  --isa NAME         force quire's path: anyarch | avx2 | avx_vnni | avx512 |\n"
-      "                     avx512_ymm | avx512_vnni_ymm | avx512_vnni (exit 2 if the CPU lacks it)\n"
+      "  --isa NAME         force quire's path: %s\n"
+      "                     (exit 2 if the CPU lacks it)\n"
       "  --weights KIND     int8 only: full (default: B in -128..127) | typical (B in -64..64,\n"
       "                     the pair-safe panels of the avx2 / avx512 paths)\n"
       "  --output KIND      int8 only: u8 (default: requantized, per-channel) | int32 (raw);\n"
@@ -89,7 +103,7 @@ void print_usage(std::FILE* out, const char* argv0) {
       "  plots from JSON runs (python3-matplotlib)  python3 bench/plot_bench.py --out plots "
       "run.json\n"
       "The last line of every run is 'quire-bench summary: key=value ...'.\n",
-      argv0);
+      argv0, isa_list(" | ").c_str());
 }
 
 std::optional<Options> parse_options(int argc, char** argv) {

@@ -2,64 +2,49 @@
 
 #include <algorithm>
 
+#include "../src/cpu/isa_traits.h"
 #include "timing.h"
 
 namespace quire::bench {
 
+// The probes mirror the instruction the path's kernels multiply with, chosen from the
+// path's row of src/cpu/isa_traits.h (VNNI or not, encoding, register width).
 std::optional<Peak> measure_peak(inst_set_t isa, int threads) {
+  const detail::IsaTraits* t = detail::find_traits(isa);
+  if (t == nullptr || t->vector_bytes == 0) return std::nullopt;
   int64_t (*run)(int64_t) = nullptr;
   Peak peak{};
-  // The probe mirrors the instruction the path's kernel multiplies with.
-  switch (isa) {
-    case inst_set_t::avx512_vnni:
-    case inst_set_t::avx512_vnni_ymm:  // runs the avx512_vnni path
-      run = probe::vpdpbusd_zmm;
-      peak.method = "vpdpbusd zmm, 24 chains";
-      break;
-    case inst_set_t::avx_vnni:
-      run = probe::vpdpbusd_vex_ymm;
-      peak.method = "{vex} vpdpbusd ymm, 12 chains";
-      break;
-    case inst_set_t::avx512:
-    case inst_set_t::avx512_ymm:  // runs the avx512 path
-      run = probe::maddubs_madd_add_zmm;
-      peak.method = "vpmaddubsw+vpmaddwd+vpaddd zmm, 14 chains";
-      peak.saturating = true;
-      break;
-    case inst_set_t::avx2:
-      run = probe::maddubs_madd_add_ymm;
-      peak.method = "vpmaddubsw+vpmaddwd+vpaddd ymm, 6 chains";
-      peak.saturating = true;
-      break;
-    case inst_set_t::anyarch:
-    case inst_set_t::sve:
-      return std::nullopt;
+  if (t->vnni && t->encoding == detail::Encoding::vex) {
+    run = probe::vpdpbusd_vex_ymm;
+    peak.method = "{vex} vpdpbusd ymm, 12 chains";
+  } else if (t->vnni) {  // EVEX: measured on zmm (avx512_vnni_ymm too)
+    run = probe::vpdpbusd_zmm;
+    peak.method = "vpdpbusd zmm, 24 chains";
+  } else if (t->zmm()) {
+    run = probe::maddubs_madd_add_zmm;
+    peak.method = "vpmaddubsw+vpmaddwd+vpaddd zmm, 14 chains";
+    peak.saturating = true;
+  } else {
+    run = probe::maddubs_madd_add_ymm;
+    peak.method = "vpmaddubsw+vpmaddwd+vpaddd ymm, 6 chains";
+    peak.saturating = true;
   }
-
   peak.gops_per_thread = 2 * probe_rate(run) / 1e9;
   peak.gops = peak.gops_per_thread * threads;
   return peak;
 }
 
 std::optional<Peak> measure_acc16_peak(inst_set_t isa, int threads) {
+  const detail::IsaTraits* t = detail::find_traits(isa);
+  if (t == nullptr || !t->acc16_saturates) return std::nullopt;
   Peak peak{};
   int64_t (*run)(int64_t) = nullptr;
-  switch (isa) {
-    case inst_set_t::avx512:
-    case inst_set_t::avx512_ymm:  // runs the avx512 path
-      run = probe::maddubs_adds_zmm;
-      peak.method = "vpmaddubsw+vpaddsw zmm, 14 chains";
-      break;
-    case inst_set_t::avx2:
-      run = probe::maddubs_adds_ymm;
-      peak.method = "vpmaddubsw+vpaddsw ymm, 6 chains";
-      break;
-    case inst_set_t::avx512_vnni:
-    case inst_set_t::avx512_vnni_ymm:
-    case inst_set_t::avx_vnni:
-    case inst_set_t::anyarch:
-    case inst_set_t::sve:
-      return std::nullopt;
+  if (t->zmm()) {
+    run = probe::maddubs_adds_zmm;
+    peak.method = "vpmaddubsw+vpaddsw zmm, 14 chains";
+  } else {
+    run = probe::maddubs_adds_ymm;
+    peak.method = "vpmaddubsw+vpaddsw ymm, 6 chains";
   }
   peak.saturating = true;
   peak.gops_per_thread = 2 * probe_rate(run) / 1e9;

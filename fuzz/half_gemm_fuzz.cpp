@@ -17,7 +17,7 @@
 
 #include "fuzz_util.h"
 #include "quire/FbgemmBF16.h"
-#include "quire/detail/HalfGemm.h"
+#include "../src/fp16/half_gemm.h"
 
 namespace quire::fuzz {
 namespace {

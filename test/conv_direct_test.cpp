@@ -31,7 +31,7 @@ void check_depthwise_2d(int N, int H, int W, int C, int k, int stride_h, int str
   for (int j = 0; j < C; ++j) folded[j] = rq.bias_i32[j] - c.a_zp * rq.col_offsets[j];
   const PackedDepthWiseConvMatrix B(C, k * k, c.W.data());
   for (const IsaCase& isa : all_isas()) {
-    if (!isa.supported) continue;
+    if (skip_unsupported(isa)) continue;
     ScopedIsa scoped(isa.isa);
     SCOPED_TRACE(instSetName(isa.isa));
     for (bool fold : {false, true}) {
@@ -66,7 +66,7 @@ TEST(DepthwiseApi, ZeroPointsBeyondInt8) {
     const Requant<2> rq(c, q, false, BiasKind::i32, false, 8, -400, 400);
     const PackedDepthWiseConvMatrix B(C, k * k, c.W.data());
     for (const IsaCase& isa : all_isas()) {
-      if (!isa.supported) continue;
+      if (skip_unsupported(isa)) continue;
       ScopedIsa scoped(isa.isa);
       std::vector<uint8_t> got(rq.want.size(), 0);
       for_each_thread(2, [&](int t, int n) {
@@ -95,7 +95,7 @@ TEST(DepthwiseApi, SamePad3D) {
     const Requant<3> rq(c, q, true, BiasKind::f32, false, 10);
     const PackedDepthWiseConvMatrix B(40, 27, c.W.data());
     for (const IsaCase& isa : all_isas()) {
-      if (!isa.supported) continue;
+      if (skip_unsupported(isa)) continue;
       ScopedIsa scoped(isa.isa);
       std::vector<uint8_t> got(rq.want.size(), 0);
       for_each_thread(2, [&](int t, int n) {
@@ -118,7 +118,7 @@ TEST(GroupwiseApi, MatchesReference) {
   const ConvProblem<2> c(p, 128, 21);
   const Requant<2> rq(c, Gran::GROUP, false, BiasKind::i32, false, 22);
   for (const IsaCase& isa : all_isas()) {
-    if (!isa.supported) continue;
+    if (skip_unsupported(isa)) continue;
     ScopedIsa scoped(isa.isa);
     PackWeightMatrixForGConv<int8_t, int32_t, 2> W(matrix_op_t::Transpose, p, c.W.data());
     std::vector<uint8_t> got(rq.want.size(), 0);

@@ -35,7 +35,7 @@ void check_fbgemm_conv(const EmptyCase<D>& k) {
   const std::vector<int32_t> b_zp(k.p.OC, 3), col(k.p.OC, 0), bias(k.p.OC, 5);
   const std::vector<float> mult(k.p.OC, 0.5f), scale(k.p.OC, 1.0f);
   for (const IsaCase& isa : all_isas()) {
-    if (!isa.supported) continue;
+    if (skip_unsupported(isa)) continue;
     ScopedIsa scoped(isa.isa);
     PackWeightsForConv<D> w(k.p, W.data());
     std::vector<uint8_t> out(64, kSentinel);

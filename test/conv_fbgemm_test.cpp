@@ -159,7 +159,7 @@ void check_shapes(const std::vector<Shape<D>>& shapes, uint32_t seed) {
     for (const RequantConfig& k : kConfigs)
       requants.emplace_back(c, k.gran, k.relu, k.bias, k.b_symmetric, ++seed);
     for (const IsaCase& isa : all_isas()) {
-      if (!isa.supported) continue;
+      if (skip_unsupported(isa)) continue;
       ScopedIsa scoped(isa.isa);
       SCOPED_TRACE(instSetName(isa.isa));
       PackWeightsForConv<D> w(s.p, c.W.data());
@@ -256,7 +256,7 @@ TEST(FbgemmConv, ExtremeValues) {
       ref::conv_row_offsets(c.p, c.A.data(), 0, c.row_offsets.data());
       const Requant<2> rq(c, Gran::OUT_CHANNEL, false, BiasKind::i32, false, 9);
       for (const IsaCase& isa : all_isas()) {
-        if (!isa.supported) continue;
+        if (skip_unsupported(isa)) continue;
         ScopedIsa scoped(isa.isa);
         PackWeightsForConv<2> w(s.p, c.W.data());
         EXPECT_TRUE(same_bits(rq.want, run_config(c, rq, w, 2, s.path))) << instSetName(isa.isa);
@@ -294,7 +294,7 @@ TEST(FbgemmConv, FloatOutputTakesTheGemm) {
                           true);
     }
     for (const IsaCase& isa : all_isas()) {
-      if (!isa.supported) continue;
+      if (skip_unsupported(isa)) continue;
       ScopedIsa scoped(isa.isa);
       PackWeightsForConv<2> w(s.p, c.W.data());
       std::vector<float> got(c.C32.size(), -1.0f);

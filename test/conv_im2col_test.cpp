@@ -81,7 +81,7 @@ void check_shape(const conv_param_t<D>& p, uint32_t seed) {
   const int kg = kernel_prod(p) * (p.IC / p.G);
   const int M = static_cast<int>(out_pixels(p));
   for (const IsaCase& isa : all_isas()) {
-    if (!isa.supported) continue;
+    if (skip_unsupported(isa)) continue;
     ScopedIsa scoped(isa.isa);
     SCOPED_TRACE(instSetName(isa.isa));
     for (const BlockingFactors& bf : blockings()) {
@@ -142,7 +142,7 @@ TEST(ConvIm2Col, PackedBlocksMatchExplicitIm2col) {
   std::vector<uint8_t> cols(static_cast<size_t>(M) * kg * p.G);
   ref::im2col(p, c.A.data(), c.a_zp, cols.data());
   for (const IsaCase& isa : all_isas()) {
-    if (!isa.supported) continue;
+    if (skip_unsupported(isa)) continue;
     ScopedIsa scoped(isa.isa);
     SCOPED_TRACE(instSetName(isa.isa));
     BlockingFactors bf = detail::resolve_blocking(nullptr, "test");

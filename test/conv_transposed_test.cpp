@@ -135,7 +135,7 @@ void check_shape(const conv_param_t<D>& p, bool use_fbgemm_conv, uint32_t seed) 
     const bool direct = !use_fbgemm_conv || ConvFastPath(p) == Path::directconv;
     const std::vector<int32_t> col = direct ? pixel_col_offsets(c, rq) : rq.col_offsets;
     for (const IsaCase& isa : all_isas()) {
-      if (!isa.supported) continue;
+      if (skip_unsupported(isa)) continue;
       ScopedIsa scoped(isa.isa);
       SCOPED_TRACE(instSetName(isa.isa));
       PackedDirectConvMatrix m(p.IC, p.OC, kernel_prod(p), c.W.data());
@@ -267,7 +267,7 @@ TEST(TransposedConv, OtherPipelinesTakeTheGemm) {
   ref::requantize_f32(want.data(), c.C32.data(), block_type_t{0, M, 0, p.OC}, p.OC, p.OC, qp,
                       a_scale, rq.act_w_scale.data(), rq.bias_f32.data(), true);
   for (const IsaCase& isa : all_isas()) {
-    if (!isa.supported) continue;
+    if (skip_unsupported(isa)) continue;
     ScopedIsa scoped(isa.isa);
     PackWeightsForConv<2> w(p, c.W.data());
     std::vector<int8_t> unpacked(c.W.size());
@@ -297,7 +297,7 @@ TEST(TransposedConv, ExtremeValues) {
       const Requant<2> rq(c, Gran::OUT_CHANNEL, false, BiasKind::i32, false, 6);
       const std::vector<int32_t> col = pixel_col_offsets(c, rq);
       for (const IsaCase& isa : all_isas()) {
-        if (!isa.supported) continue;
+        if (skip_unsupported(isa)) continue;
         ScopedIsa scoped(isa.isa);
         PackedDirectConvMatrix m(p.IC, p.OC, kernel_prod(p), c.W.data());
         EXPECT_TRUE(same_bits(rq.want, run_config<2>(c, rq, col.data(), &m, nullptr, 2)))

@@ -46,7 +46,7 @@ const size_t kSizes[] = {0, 1, 3, 7, 8, 9, 15, 16, 17, 31, 33, 63, 65, 1000, 102
 // The instruction-set paths of this CPU, each forced in turn.
 void for_each_path(const std::function<void()>& fn) {
   for (const IsaCase& c : all_isas()) {
-    if (!c.supported) continue;
+    if (skip_unsupported(c)) continue;
     ScopedIsa isa(c.isa);
     SCOPED_TRACE(static_cast<int>(c.isa));
     fn();

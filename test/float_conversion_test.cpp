@@ -17,7 +17,7 @@
 
 #include "quant_test_util.h"
 #include "quire/FloatConversion.h"
-#include "quire/detail/IsaRecord.h"
+#include "../src/cpu/isa_record.h"
 #include "quire/detail/QuantKernels.h"
 
 namespace quire::test {

@@ -37,7 +37,7 @@ TEST(GemmI64, MatchesTripleLoopOnEveryPath) {
   const int shapes[][3] = {{1, 1, 1},  {3, 17, 5},    {17, 3, 63}, {65, 33, 17},
                            {9, 16, 1}, {2, 600, 300}, {100, 7, 260}};
   for (const auto& c : test::all_isas()) {
-    if (!c.supported) continue;
+    if (skip_unsupported(c)) continue;
     test::ScopedIsa scope(c.isa);
     for (const auto& s : shapes) {
       const int M = s[0], N = s[1], K = s[2];

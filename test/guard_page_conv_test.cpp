@@ -196,7 +196,7 @@ void run_shapes(std::set<optimized_conv_t>& paths) {
 
 TEST(GuardPageConv, FbgemmConvAndIm2ColOnEveryPath) {
   for (const IsaCase& isa : all_isas()) {
-    if (!isa.supported) continue;
+    if (skip_unsupported(isa)) continue;
     ScopedIsa scoped(isa.isa);
     SCOPED_TRACE(instSetName(isa.isa));
     std::set<optimized_conv_t> paths;
@@ -249,7 +249,7 @@ void depthwise_3d(const conv_param_t<3>& p, Guard g, uint32_t seed) {
 
 TEST(GuardPageConv, DepthwiseEntryPointsOnEveryPath) {
   for (const IsaCase& isa : all_isas()) {
-    if (!isa.supported) continue;
+    if (skip_unsupported(isa)) continue;
     ScopedIsa scoped(isa.isa);
     SCOPED_TRACE(instSetName(isa.isa));
     for (Guard g : kGuards) {

@@ -321,7 +321,7 @@ TEST(GuardPageGemm, EveryOperandAtAPageEdgeOnEveryPath) {
   std::vector<Problem> problems;
   for (const Case& c : cases()) problems.push_back(make_problem(c));
   for (const IsaCase& isa : all_isas()) {
-    if (!isa.supported) continue;
+    if (skip_unsupported(isa)) continue;
     ScopedIsa scoped(isa.isa);
     for (Guard gd : kGuards) {
       for (const Problem& p : problems) {

@@ -16,7 +16,7 @@
 
 #include "guard_alloc.h"
 #include "quire/FbgemmBF16.h"
-#include "quire/detail/HalfGemm.h"
+#include "../src/fp16/half_gemm.h"
 #include "test_util.h"
 
 namespace quire::test {
@@ -106,7 +106,7 @@ void check(const Shape& s, Guard g, uint32_t seed) {
     EXPECT_TRUE(same_bits(want, c)) << detail::half_kernel_set_name(*set);
   }
   for (const IsaCase& isa : all_isas()) {
-    if (!isa.supported) continue;
+    if (skip_unsupported(isa)) continue;
     ScopedIsa scoped(isa.isa);
     GuardedArray<float> c(c0, g);
     for (int t = 0; t < s.threads; ++t)

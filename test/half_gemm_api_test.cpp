@@ -13,7 +13,7 @@
 
 #include "fbgemm/FbgemmFP16.h"
 #include "quire/FbgemmBF16.h"
-#include "quire/detail/HalfGemm.h"
+#include "../src/fp16/half_gemm.h"
 #include "test_util.h"
 
 namespace quire::test {

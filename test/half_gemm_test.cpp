@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "quire/FbgemmBF16.h"
-#include "quire/detail/HalfGemm.h"
+#include "../src/fp16/half_gemm.h"
 #include "test_util.h"
 
 namespace quire::test {
@@ -224,7 +224,7 @@ void check_public_api() {
   const Fixture<T> s(p, 99);
   const std::vector<float> expected = s.run(*detail::half_kernel_sets(kType<T>).back());
   for (const IsaCase& isa : all_isas()) {
-    if (!isa.supported) continue;
+    if (skip_unsupported(isa)) continue;
     ScopedIsa scoped(isa.isa);
     std::vector<float> c = s.c0;
     for (int t = 0; t < p.threads; ++t)
@@ -248,7 +248,7 @@ TEST(HalfGemm, Bf16ActivationsMatchFloatActivations) {
     std::vector<bfloat16> a16(s.a_src.size());
     for (size_t i = 0; i < a16.size(); ++i) a16[i] = float_to_bfloat16_rne(s.a_src[i]);
     for (const IsaCase& isa : all_isas()) {
-      if (!isa.supported) continue;
+      if (skip_unsupported(isa)) continue;
       ScopedIsa scoped(isa.isa);
       std::vector<float> c32 = s.c0, c16 = s.c0;
       cblas_gemm_compute(p.transa, p.m, s.a_src.data(), s.bp, p.beta, c32.data());

@@ -57,7 +57,7 @@ int k_parts(int M, const PackedInt4Weights& w, int threads) {
 
 TEST(Int4Gemm, BitExactOnEveryPath) {
   for (const IsaCase& isa : all_isas()) {
-    if (!isa.supported) continue;
+    if (skip_unsupported(isa)) continue;
     ScopedIsa scoped(isa.isa);
     for (const Shape& s : kShapes) {
       for (Int4Kind kind : kKinds) {

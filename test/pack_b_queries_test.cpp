@@ -14,7 +14,7 @@ namespace {
 
 TEST(PackBQueries, BlockQueriesAndAddr) {
   for (const auto& c : test::all_isas()) {
-    if (!c.supported) continue;
+    if (skip_unsupported(c)) continue;
     test::ScopedIsa scope(c.isa);
     for (int groups : {1, 3}) {
       const int Kg = 67, N = 65, K = Kg * groups;

@@ -15,7 +15,7 @@ namespace {
 
 TEST(SimpleGemm, MatchesReferenceOnEveryPathAndPoolSize) {
   for (const IsaCase& c : all_isas()) {
-    if (!c.supported) continue;
+    if (skip_unsupported(c)) continue;
     ScopedIsa isa(c.isa);
     for (int threads : {1, 2, 3}) {
       ThreadPool pool(threads);

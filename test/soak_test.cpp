@@ -36,7 +36,7 @@
 #include "conv_test_util.h"
 #include "quire/FbgemmFP16.h"
 #include "quire/SimpleGemm.h"
-#include "quire/detail/HalfGemm.h"
+#include "../src/fp16/half_gemm.h"
 #include "quire/quire.h"
 #include "quire/ref/Reference.h"
 #include "quire/ref/ReferenceOutput.h"

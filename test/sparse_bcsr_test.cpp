@@ -147,7 +147,7 @@ TEST(SparseBcsr, Int8AgainstDenseEveryPath) {
     SCOPED_TRACE(describe(c));
     Problem p(c, seed += 7, 0.37f);
     for (const IsaCase& isa : all_isas()) {
-      if (!isa.supported) continue;
+      if (skip_unsupported(isa)) continue;
       ScopedIsa scoped(isa.isa);
       SCOPED_TRACE(instSetName(isa.isa));
       for (int threads : {1, 3}) p.check(threads);
@@ -167,7 +167,7 @@ TEST(SparseBcsr, Int8SeveralColumnTiles) {
     SCOPED_TRACE(describe(c));
     Problem p(c, seed += 11, 0.37f);
     for (const IsaCase& isa : all_isas()) {
-      if (!isa.supported) continue;
+      if (skip_unsupported(isa)) continue;
       ScopedIsa scoped(isa.isa);
       SCOPED_TRACE(instSetName(isa.isa));
       for (int threads : {1, 2}) p.check(threads);
@@ -200,7 +200,7 @@ TEST(SparseBcsr, Int8OutOfRangeScaledValues) {
     trRequantizationParams_t r{0, p.w_zp.data(), 19, 1.0f, p.bcsr->row_offsets.data(), nullptr,
                                p.bias.data(), p.scale.data()};
     for (const IsaCase& isa : all_isas()) {
-      if (!isa.supported) continue;
+      if (skip_unsupported(isa)) continue;
       ScopedIsa scoped(isa.isa);
       std::vector<int32_t> C32(120);
       std::vector<uint8_t> C8(120);

@@ -97,7 +97,7 @@ TEST(SparseConv, DenseGemmPlusSparsePartEveryPath) {
     const Requant<2> rq(c, gran, false, BiasKind::i32, false, seed++);
     const int kg = kernel_prod(p) * (p.IC / p.G);
     for (const IsaCase& isa : all_isas()) {
-      if (!isa.supported) continue;
+      if (skip_unsupported(isa)) continue;
       ScopedIsa scoped(isa.isa);
       SCOPED_TRACE(instSetName(isa.isa));
       PackBMatrix<int8_t> B(matrix_op_t::Transpose, kg * p.G, p.OC / p.G, s.dense.data(), kg,

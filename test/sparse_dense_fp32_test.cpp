@@ -63,7 +63,7 @@ TEST(SparseDenseFp32, EveryPathAgainstReference) {
                   << "at " << i << ", " << j;
             }
           for (const IsaCase& isa : all_isas()) {
-            if (!isa.supported) continue;
+            if (skip_unsupported(isa)) continue;
             ScopedIsa scoped(isa.isa);
             std::vector<float> got = C0;
             SparseDenseMM(M, N, csr->rowPtr.data(), csr->colIdx.data(), csr->values.data(),

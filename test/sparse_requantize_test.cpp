@@ -55,7 +55,7 @@ void check_opt_combination(const Data& d) {
           opt_requant(d.inp[(i - kBlock.row_start) * kLdIn + jr], i, jr, r, relu, act_sym, w_sym,
                       has_bias, gran == Gran::OUT_CHANNEL);
   for (const IsaCase& isa : all_isas()) {
-    if (!isa.supported) continue;
+    if (skip_unsupported(isa)) continue;
     ScopedIsa scoped(isa.isa);
     std::vector<uint8_t> got(want.size(), 0xCD);
     trRequantizeOpt<relu, act_sym, w_sym, has_bias, gran>(got.data(), d.inp.data(), kBlock, kLdOut,

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "quire/quire.h"
-#include "quire/detail/IsaRecord.h"
+#include "../src/cpu/isa_record.h"
 #include "quire/detail/SpmdmKernels.h"
 #include "quire/ref/Reference.h"
 #include "test_util.h"
@@ -31,7 +31,7 @@ struct Loop {
 std::vector<Loop> all_loops() {
   std::vector<Loop> loops;
   for (const IsaCase& c : all_isas()) {
-    if (!c.supported) continue;
+    if (skip_unsupported(c)) continue;
     const detail::SpmdmKernels& t = *detail::isa_record(detail::isa_from_inst_set(c.isa)).spmdm;
     for (const Loop& l : {Loop{"run", t.run}, Loop{"by_rows", t.by_rows},
                           Loop{"transposed", t.transposed}}) {
@@ -207,7 +207,7 @@ TEST(SpmdmLoops, SpMDMOnEveryForcedPath) {
   std::vector<int32_t> P(static_cast<size_t>(M) * N);
   ref::matmul_u8s8s32(M, N, K, A.data(), K, s.dense.data(), N, P.data(), N);
   for (const IsaCase& c : all_isas()) {
-    if (!c.supported) continue;
+    if (skip_unsupported(c)) continue;
     ScopedIsa forced(c.isa);
     std::vector<int32_t> C(P.size(), 5);
     csc.SpMDM({0, M, 0, N}, A.data(), K, true, C.data(), N);

@@ -112,7 +112,7 @@ TEST(SpMDM, MatchesDenseProductOnOddBlocks) {
     for (int k = 0; k < K; ++k) B[static_cast<size_t>(k) * N + 3] = 0;  // an empty column
     const CompressedSparseColumn csc = CompressedSparseColumn::fromDense(K, N, B.data(), N);
     for (const IsaCase& isa : all_isas()) {
-      if (!isa.supported) continue;
+      if (skip_unsupported(isa)) continue;
       ScopedIsa forced(isa.isa);
       for (const int rows : {1, 3, 17, 33, 63, 65}) {
         for (const int cols : {1, 3, 17, 63, 65}) {
@@ -149,7 +149,7 @@ TEST(SpMDM, LargestKFullRange) {
   }
   const CompressedSparseColumn csc = CompressedSparseColumn::fromDense(K, N, B.data(), N);
   for (const IsaCase& isa : all_isas()) {
-    if (!isa.supported) continue;
+    if (skip_unsupported(isa)) continue;
     ScopedIsa forced(isa.isa);
     std::vector<int32_t> C(static_cast<size_t>(M) * N);
     csc.SpMDM({0, M, 0, N}, A.data(), K, false, C.data(), N);
@@ -225,7 +225,7 @@ TEST(DoSpmdmOnInpBuffer, GroupsThenMemCopy) {
     const CompressedSparseColumn csc =
         CompressedSparseColumn::fromDense(c.Kg, ldc, c.outliers.data(), ldc);
     for (const IsaCase& isa : all_isas()) {
-      if (!isa.supported) continue;
+      if (skip_unsupported(isa)) continue;
       ScopedIsa forced(isa.isa);  // SpMDM runs the active path's loops
       DoNothing<int32_t, int32_t> done;
       memCopy<> copy(done);
@@ -261,7 +261,7 @@ TEST(DoSpmdmOnInpBuffer, GroupsThenRequantize) {
                          ldc, p, multiplier.data(), c_zp, bias.data(), nullptr, false);
     }
     for (const IsaCase& isa : all_isas()) {
-      if (!isa.supported) continue;
+      if (skip_unsupported(isa)) continue;
       ScopedIsa forced(isa.isa);  // SpMDM runs the active path's loops
       DoNothing<> done;
       using Requant = ReQuantizeOutput<false, QuantizationGranularity::GROUP>;

@@ -6,12 +6,16 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <exception>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "../src/cpu/cpu_features.h"
+#include "../src/cpu/isa_traits.h"
 #include "quire/Utils.h"
 #include "quire/ref/Reference.h"
 #include "scoped_isa.h"
@@ -27,19 +31,44 @@ std::vector<T> random_vector(size_t n, int lo, int hi, uint32_t seed) {
   return v;
 }
 
-// Every instruction-set path quire has, with whether this CPU can run it.
+// Every instruction-set path quire has (the rows of src/cpu/isa_traits.h, lowest
+// first), with whether this CPU can run it.
 struct IsaCase {
   inst_set_t isa;
   bool supported;
 };
 
 inline std::vector<IsaCase> all_isas() {
-  return {{inst_set_t::anyarch, true},
-          {inst_set_t::avx2, fbgemmHasAvx2Support()},
-          {inst_set_t::avx_vnni, fbgemmHasAvxVnniSupport()},
-          {inst_set_t::avx512, fbgemmHasAvx512Support()},
-          {inst_set_t::avx512_vnni_ymm, fbgemmHasAvx512VnniSupport()},
-          {inst_set_t::avx512_vnni, fbgemmHasAvx512VnniSupport()}};
+  std::vector<IsaCase> cases;
+  for (const detail::IsaTraits& t : detail::kIsaTraits)
+    cases.push_back({t.inst_set, detail::cpu_has(t.isa)});
+  return cases;
+}
+
+// The capability bits a path needs that this CPU lacks, e.g. "avx_vnni".
+inline std::string missing_features(inst_set_t isa) {
+  const detail::Caps lacks =
+      detail::traits(detail::isa_from_inst_set(isa)).needs & ~cpu::cpu_features().caps();
+  std::string names;
+  for (const detail::CapName& c : detail::kCapNames)
+    if (lacks & c.cap) names += names.empty() ? c.name : std::string(" ") + c.name;
+  return names;
+}
+
+// For sweeps over all_isas(): true if the CPU lacks the path, which is then reported
+// (once per test and path) naming what is missing, instead of being skipped silently.
+//   for (const IsaCase& isa : all_isas()) { if (skip_unsupported(isa)) continue; ... }
+inline bool skip_unsupported(const IsaCase& c) {
+  if (c.supported) return false;
+  static std::set<std::string> reported;
+  const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::string key = (test ? std::string(test->test_suite_name()) + "." + test->name() : "") +
+                          "/" + instSetName(c.isa);
+  if (reported.insert(key).second) {
+    std::printf("[ SKIPPED  ] %s path: needs %s\n", instSetName(c.isa),
+                missing_features(c.isa).c_str());
+  }
+  return true;
 }
 
 // ---- errors: std::invalid_argument whose message names the parameter -------------------

@@ -33,7 +33,7 @@ void check_transpose(inst_set_t isa) {
 
 TEST(UtilsTranspose, EveryPathEveryType) {
   for (const auto& c : test::all_isas()) {
-    if (!c.supported) continue;
+    if (skip_unsupported(c)) continue;
     test::ScopedIsa scope(c.isa);
     check_transpose<float>(c.isa);
     check_transpose<uint16_t>(c.isa);

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "quire/FbgemmBF16.h"
-#include "quire/detail/HalfGemm.h"
+#include "../../src/fp16/half_gemm.h"
 
 namespace {
 

@@ -28,6 +28,7 @@
 #include "quire/Gemm.h"
 #include "quire/OutputProcessing.h"
 #include "quire/PackBMatrix.h"
+#include "quire/Utils.h"
 #include "quire/detail/Check.h"
 #include "quire/detail/ConvDirect.h"
 #include "quire/detail/ConvGeometry.h"
@@ -167,7 +168,7 @@ void fbgemmDirectConv(const conv_param_t<SPATIAL_DIM>& conv_p, const uint8_t* Ai
       outProcess.getBZeroPoint(), nullptr, nullptr, bias != nullptr ? outProcess.getBias() : nullptr,
       outProcess.getNCols(), 1, outProcess.getActWScale());
   detail::DirectRowOutput<decltype(op)> out{&op, C, g.out[2], g.out_channels,
-                                            detail::active_isa().inst_set};
+                                            fbgemmInstructionSet()};
   detail::TransposedConvArgs args{};
   args.g = &g;
   args.A = Aint8;

@@ -32,7 +32,6 @@
 
 #include "quire/Types.h"
 #include "quire/detail/Epilogue.h"
-#include "quire/detail/IsaRecord.h"
 
 namespace quire {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "quire/detail/ConvGeometry.h"
-#include "quire/detail/IsaRecord.h"
+#include "cpu/isa_record.h"
 
 namespace quire::conv {
 

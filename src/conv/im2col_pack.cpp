@@ -13,7 +13,7 @@
 #include "conv/conv_kernels.h"
 #include "quire/detail/Check.h"
 #include "quire/detail/Im2Col.h"
-#include "quire/detail/IsaRecord.h"
+#include "cpu/isa_record.h"
 
 namespace quire::detail {
 

@@ -9,8 +9,8 @@
 #include "quire/Utils.h"
 #include "quire/detail/Blocking.h"
 #include "quire/detail/ConvTransposed.h"
+#include "cpu/isa_record.h"
 #include "driver/driver.h"
-#include "quire/detail/IsaRecord.h"
 #include "quire/detail/PackA.h"
 
 namespace quire::detail {

@@ -3,6 +3,8 @@
 #include <asmjit/core.h>
 #include <cpuinfo.h>
 
+#include "cpu/isa_traits.h"
+
 namespace quire::cpu {
 namespace {
 
@@ -37,16 +39,17 @@ CpuFeatures detect() {
 
 }  // namespace
 
+uint32_t CpuFeatures::caps() const {
+  using namespace detail;
+  return (avx2 ? kCapAvx2 : 0u) | (avx512 ? kCapAvx512 : 0u) |
+         (avx512_vnni ? kCapAvx512Vnni : 0u) | (avx_vnni ? kCapAvxVnni : 0u) |
+         (avx512_bf16 ? kCapAvx512Bf16 : 0u);
+}
+
 std::string CpuFeatures::summary() const {
   std::string s;
-  auto add = [&](bool has, const char* n) {
-    if (has) s += s.empty() ? n : std::string(" ") + n;
-  };
-  add(avx2, "avx2");
-  add(avx_vnni, "avx_vnni");
-  add(avx512, "avx512");
-  add(avx512_vnni, "avx512_vnni");
-  add(avx512_bf16, "avx512_bf16");
+  for (const detail::CapName& c : detail::kCapNames)
+    if (caps() & c.cap) s += s.empty() ? c.name : std::string(" ") + c.name;
   return s.empty() ? "no AVX2 (portable C++ only)" : s;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace quire::cpu {
@@ -16,6 +17,7 @@ struct CpuFeatures {
   size_t l2_bytes = 1024 * 1024;
   size_t l3_bytes = 8 * 1024 * 1024;
   std::string name;          // marketing name of the package
+  uint32_t caps() const;        // the detail::Cap bits (isa_traits.h) of the flags above
   std::string summary() const;  // "avx2 avx512 avx512_vnni ..." for error messages
 };
 

@@ -6,25 +6,35 @@
 
 #include "conv/conv_kernels.h"
 #include "cpu/cpu_features.h"
+#include "cpu/isa_record.h"
 #include "driver/portable_kernel.h"
+#include "fp16/convert_kernels.h"
+#include "fp16/half_kernels.h"
+#include "int4/int4_kernels.h"
 #include "jit/kernel_cache.h"
 #include "pack/pack_a.h"
 #include "quire/Utils.h"
 #include "quire/detail/Epilogue.h"
-#include "quire/detail/IsaRecord.h"
 #include "quire/detail/QuantKernels.h"
 #include "quire/detail/SpmdmKernels.h"
 
 namespace quire::detail {
-namespace {
 
-// The record's kernel getters: column (or narrow) kernels, exact (or acc16).
-template <Isa I, bool Narrow = false, bool Acc16 = false>
-MicroKernelFn jit_kernel(int mr, int nr) {
-  return jit::kernel(jit::KernelSpec{I, mr, nr, Narrow, Acc16});
+bool cpu_has(Isa isa) {
+  const Caps needs = traits(isa).needs;
+  return (cpu::cpu_features().caps() & needs) == needs;
 }
 
-MicroKernelFn portable_kernel(int, int) { return &driver::portable_micro_kernel; }
+namespace {
+
+// The record's kernel getter on a JIT path: the request is the kernel's spec.
+template <Isa I>
+MicroKernelFn jit_kernel(const KernelRequest& r) {
+  return jit::kernel(
+      jit::KernelSpec{.isa = I, .mr = r.mr, .nr = r.nr, .narrow = r.narrow, .acc16 = r.acc16});
+}
+
+MicroKernelFn portable_kernel(const KernelRequest&) { return &driver::portable_micro_kernel; }
 
 // Register arithmetic of the default tiles (vector registers: 16 ymm or 32 zmm):
 //   avx512_vnni  MR=6, NR=64: 6*4 accumulators + 4 B vectors + 1 A broadcast = 29 of 32
@@ -45,58 +55,63 @@ MicroKernelFn portable_kernel(int, int) { return &driver::portable_micro_kernel;
 constexpr BlockingFactors kAvx512Acc16{6, 64, 16, 4, 120, 256, 512};
 constexpr BlockingFactors kAvx2Acc16{6, 16, 8, 4, 120, 256, 512};
 
-// Fields: path, FBGEMM name, name, int32 lanes, blocking {MR, NR, NR_MIN, ROW_INTERLEAVE,
-// MCB, KCB, NCB}, kernel, acc16 kernel and its blocking, narrow kernel, its tile rows and
-// its acc16 form, A packer, output routines, quantization routines, convolution routines,
-// sparse-product (SpMDM) loops.
 constexpr BlockingFactors kPortable{4, 16, 16, 4, 64, 256, 256};
 constexpr BlockingFactors kAvx2{4, 16, 8, 4, 120, 2048, 512};
 constexpr BlockingFactors kYmmVnni{6, 16, 8, 4, 120, 2048, 512};
 constexpr BlockingFactors kAvx512{6, 48, 16, 4, 120, 2048, 480};
 constexpr BlockingFactors kAvx512Vnni{6, 64, 16, 4, 120, 2048, 512};
-const IsaRecord kRecords[] = {
-    {Isa::portable, inst_set_t::anyarch, "anyarch", 16, kPortable,
-     &portable_kernel, nullptr, kPortable, nullptr, 0, nullptr,
-     &pack::pack_a_portable, &kEpiloguePortable, &kQuantPortable, &conv::kConvPortable,
-     &kSpmdmPortable},
-    {Isa::avx2, inst_set_t::avx2, "avx2", 8, kAvx2,
-     &jit_kernel<Isa::avx2>, &jit_kernel<Isa::avx2, false, true>, kAvx2Acc16, nullptr, 0, nullptr,
-     &pack::pack_a_avx2, &kEpilogueAvx2, &kQuantAvx2, &conv::kConvAvx2, &kSpmdmAvx2},
-    {Isa::avx_vnni, inst_set_t::avx_vnni, "avx_vnni", 8, kYmmVnni,
-     &jit_kernel<Isa::avx_vnni>, nullptr, kYmmVnni, nullptr, 0, nullptr,
-     &pack::pack_a_avx2, &kEpilogueAvx2, &kQuantAvx2, &conv::kConvAvx2, &kSpmdmAvx2},
-    {Isa::avx512, inst_set_t::avx512, "avx512", 16, kAvx512,
-     &jit_kernel<Isa::avx512>, &jit_kernel<Isa::avx512, false, true>, kAvx512Acc16,
-     &jit_kernel<Isa::avx512, true>, 12, &jit_kernel<Isa::avx512, true, true>,
-     &pack::pack_a_avx512, &kEpilogueAvx512, &kQuantAvx512, &conv::kConvAvx512,
-     &kSpmdmAvx512},
-    {Isa::avx512_vnni_ymm, inst_set_t::avx512_vnni_ymm, "avx512_vnni_ymm", 8, kYmmVnni,
-     &jit_kernel<Isa::avx512_vnni_ymm>, nullptr, kYmmVnni, nullptr, 0, nullptr,
-     &pack::pack_a_avx512, &kEpilogueAvx512, &kQuantAvx512, &conv::kConvAvx2,
-     &kSpmdmAvx512Vnni},
-    {Isa::avx512_vnni, inst_set_t::avx512_vnni, "avx512_vnni", 16, kAvx512Vnni,
-     &jit_kernel<Isa::avx512_vnni>, nullptr, kAvx512Vnni, &jit_kernel<Isa::avx512_vnni, true>, 12,
-     nullptr,
-     &pack::pack_a_avx512, &kEpilogueAvx512, &kQuantAvx512, &conv::kConvAvx512Vnni,
-     &kSpmdmAvx512Vnni},
+
+constexpr HalfKernels kHalfYmm{&kHalfFp16Avx2, &kHalfBf16Avx2, nullptr};
+constexpr HalfKernels kHalfZmm{&kHalfFp16Avx512, &kHalfBf16Avx512, &kHalfBf16Avx512Bf16};
+
+// One record per Isa, in enum order (checked below). Blocking {MR, NR, NR_MIN,
+// ROW_INTERLEAVE, MCB, KCB, NCB}.
+constexpr IsaRecord kRecords[] = {
+    {.isa = Isa::portable, .blocking = kPortable, .blocking_acc16 = kPortable,
+     .kernel = &portable_kernel, .pack_a = &pack::pack_a_portable,
+     .epilogue = &kEpiloguePortable, .quant = &kQuantPortable, .conv = &conv::kConvPortable,
+     .spmdm = &kSpmdmPortable, .half = {&kHalfFp16Portable, &kHalfBf16Portable, nullptr},
+     .convert = nullptr, .int4 = &int4::kInt4Portable},
+    {.isa = Isa::avx2, .blocking = kAvx2, .blocking_acc16 = kAvx2Acc16,
+     .kernel = &jit_kernel<Isa::avx2>, .pack_a = &pack::pack_a_avx2,
+     .epilogue = &kEpilogueAvx2, .quant = &kQuantAvx2, .conv = &conv::kConvAvx2,
+     .spmdm = &kSpmdmAvx2, .half = kHalfYmm, .convert = &kConvertAvx2,
+     .int4 = &int4::kInt4Avx2},
+    {.isa = Isa::avx_vnni, .blocking = kYmmVnni, .blocking_acc16 = kYmmVnni,
+     .kernel = &jit_kernel<Isa::avx_vnni>, .pack_a = &pack::pack_a_avx2,
+     .epilogue = &kEpilogueAvx2, .quant = &kQuantAvx2, .conv = &conv::kConvAvx2,
+     .spmdm = &kSpmdmAvx2, .half = kHalfYmm, .convert = &kConvertAvx2,
+     .int4 = &int4::kInt4Avx2},
+    {.isa = Isa::avx512, .blocking = kAvx512, .blocking_acc16 = kAvx512Acc16,
+     .kernel = &jit_kernel<Isa::avx512>, .pack_a = &pack::pack_a_avx512,
+     .epilogue = &kEpilogueAvx512, .quant = &kQuantAvx512, .conv = &conv::kConvAvx512,
+     .spmdm = &kSpmdmAvx512, .half = kHalfZmm, .convert = &kConvertAvx512,
+     .int4 = &int4::kInt4Avx512},
+    {.isa = Isa::avx512_vnni_ymm, .blocking = kYmmVnni, .blocking_acc16 = kYmmVnni,
+     .kernel = &jit_kernel<Isa::avx512_vnni_ymm>, .pack_a = &pack::pack_a_avx512,
+     .epilogue = &kEpilogueAvx512, .quant = &kQuantAvx512, .conv = &conv::kConvAvx2,
+     .spmdm = &kSpmdmAvx512Vnni, .half = kHalfZmm, .convert = &kConvertAvx512,
+     .int4 = &int4::kInt4Avx2},
+    {.isa = Isa::avx512_vnni, .blocking = kAvx512Vnni, .blocking_acc16 = kAvx512Vnni,
+     .kernel = &jit_kernel<Isa::avx512_vnni>, .pack_a = &pack::pack_a_avx512,
+     .epilogue = &kEpilogueAvx512, .quant = &kQuantAvx512, .conv = &conv::kConvAvx512Vnni,
+     .spmdm = &kSpmdmAvx512Vnni, .half = kHalfZmm, .convert = &kConvertAvx512,
+     .int4 = &int4::kInt4Avx512Vnni},
 };
 
-bool cpu_has(Isa isa) {
-  const cpu::CpuFeatures& f = cpu::cpu_features();
-  switch (isa) {
-    case Isa::portable: return true;
-    case Isa::avx2: return f.avx2;
-    case Isa::avx_vnni: return f.avx_vnni;
-    case Isa::avx512: return f.avx512;
-    case Isa::avx512_vnni_ymm:
-    case Isa::avx512_vnni: return f.avx512_vnni;
-  }
-  return false;
+static_assert(sizeof(kRecords) / sizeof(kRecords[0]) == kIsaCount, "one record per Isa");
+consteval bool records_in_enum_order() {
+  for (int i = 0; i < kIsaCount; ++i)
+    if (static_cast<int>(kRecords[i].isa) != i) return false;
+  return true;
 }
+static_assert(records_in_enum_order(), "kRecords[i] must describe Isa i");
+
+const IsaRecord& record(Isa isa) { return kRecords[static_cast<int>(isa)]; }
 
 Isa best_isa() {
-  for (Isa isa : {Isa::avx512_vnni, Isa::avx512, Isa::avx_vnni, Isa::avx2})
-    if (cpu_has(isa)) return isa;
+  for (int i = kIsaCount - 1; i > 0; --i)
+    if (kIsaTraits[i].auto_pick && cpu_has(kIsaTraits[i].isa)) return kIsaTraits[i].isa;
   return Isa::portable;
 }
 
@@ -105,20 +120,21 @@ const IsaRecord& checked_record(Isa isa, const std::string& asked) {
     throw std::invalid_argument(asked + ": this CPU lacks the instructions of that path; it has: " +
                                 cpu::cpu_features().summary());
   }
-  return kRecords[static_cast<int>(isa)];
+  return record(isa);
 }
 
 Isa isa_from_name(const std::string& name) {
-  for (const IsaRecord& r : kRecords)
-    if (name == r.name) return r.isa;
-  throw std::invalid_argument("QUIRE_ISA='" + name +
-                              "' is not a path; expected one of anyarch, avx2, avx_vnni, "
-                              "avx512, avx512_vnni_ymm, avx512_vnni");
+  std::string names;
+  for (const IsaTraits& t : kIsaTraits) {
+    if (name == t.name) return t.isa;
+    names += names.empty() ? t.name : std::string(", ") + t.name;
+  }
+  throw std::invalid_argument("QUIRE_ISA='" + name + "' is not a path; expected one of " + names);
 }
 
 const IsaRecord* initial_record() {
   const char* env = std::getenv("QUIRE_ISA");
-  if (env == nullptr || *env == '\0') return &kRecords[static_cast<int>(best_isa())];
+  if (env == nullptr || *env == '\0') return &record(best_isa());
   return &checked_record(isa_from_name(env), std::string("QUIRE_ISA=") + env);
 }
 
@@ -137,28 +153,20 @@ const IsaRecord& active_isa() {
 }
 
 const IsaRecord& isa_record(Isa isa) {
-  return checked_record(isa, std::string("instruction set ") + kRecords[static_cast<int>(isa)].name);
+  return checked_record(isa, std::string("instruction set ") + traits(isa).name);
 }
 
 Isa isa_from_inst_set(inst_set_t inst_set) {
-  switch (inst_set) {
-    case inst_set_t::anyarch: return Isa::portable;
-    case inst_set_t::avx2: return Isa::avx2;
-    case inst_set_t::avx_vnni: return Isa::avx_vnni;
-    case inst_set_t::avx512:
-    case inst_set_t::avx512_ymm: return Isa::avx512;
-    case inst_set_t::avx512_vnni: return Isa::avx512_vnni;
-    case inst_set_t::avx512_vnni_ymm: return Isa::avx512_vnni_ymm;
-    case inst_set_t::sve: break;  // Arm: quire has no such path
-  }
+  if (const IsaTraits* t = find_traits(inst_set)) return t->isa;
   throw std::invalid_argument("inst_set_t value " + std::to_string(static_cast<int>(inst_set)) +
                               " is not an instruction set");
 }
 
+// The path itself if the CPU has it, else the nearest row below it that the CPU has.
 const EpilogueTable& epilogue_for(inst_set_t inst_set) {
-  Isa isa = isa_from_inst_set(inst_set);
-  while (!cpu_has(isa)) isa = static_cast<Isa>(static_cast<int>(isa) - 1);
-  return *kRecords[static_cast<int>(isa)].epilogue;
+  int i = static_cast<int>(isa_from_inst_set(inst_set));
+  while (!cpu_has(kIsaTraits[i].isa)) --i;
+  return *kRecords[i].epilogue;
 }
 
 }  // namespace quire::detail
@@ -167,7 +175,7 @@ namespace quire {
 
 using detail::Isa;
 
-inst_set_t fbgemmInstructionSet() { return detail::active_isa().inst_set; }
+inst_set_t fbgemmInstructionSet() { return detail::active_isa().traits().inst_set; }
 bool fbgemmSupportedCPU() { return cpu::cpu_features().avx2; }
 bool fbgemmHasAvx2Support() { return cpu::cpu_features().avx2; }
 bool fbgemmHasAvx512Support() { return cpu::cpu_features().avx512; }
@@ -182,16 +190,10 @@ void fbgemmForceIsa(inst_set_t isa) {
 }
 
 const char* instSetName(inst_set_t isa) {
-  switch (isa) {
-    case inst_set_t::anyarch: return "anyarch";
-    case inst_set_t::avx2: return "avx2";
-    case inst_set_t::avx512: return "avx512";
-    case inst_set_t::avx512_ymm: return "avx512_ymm";
-    case inst_set_t::avx512_vnni: return "avx512_vnni";
-    case inst_set_t::avx512_vnni_ymm: return "avx512_vnni_ymm";
-    case inst_set_t::avx_vnni: return "avx_vnni";
-    case inst_set_t::sve: return "sve";
-  }
+  for (const detail::IsaTraits& t : detail::kIsaTraits)
+    if (t.inst_set == isa) return t.name;
+  for (const detail::InstSetAlias& a : detail::kInstSetAliases)
+    if (a.inst_set == isa) return a.name;
   return "unknown";
 }
 

@@ -1,10 +1,10 @@
 #include "quire/Acc16.h"
 
-#include "quire/detail/IsaRecord.h"
+#include "cpu/isa_record.h"
 
 namespace quire {
 
-bool acc16Saturates() { return detail::active_isa().acc16_kernel != nullptr; }
+bool acc16Saturates() { return detail::active_isa().traits().acc16_saturates; }
 
 int acc16BlockDepth() { return detail::active_isa().blocking_acc16.KCB; }
 

@@ -1,20 +1,20 @@
 #include "quire/detail/Blocking.h"
 
+#include "cpu/isa_record.h"
 #include "jit/kernel_cache.h"
 #include "quire/detail/Check.h"
-#include "quire/detail/IsaRecord.h"
 
 namespace quire::detail {
 
 BlockingFactors resolve_blocking(const BlockingFactors* params, const char* where,
                                  Accumulation acc) {
   const IsaRecord& isa = active_isa();
-  const bool saturating = acc == Accumulation::int16 && isa.acc16_kernel != nullptr;
+  const bool saturating = acc == Accumulation::int16 && isa.traits().acc16_saturates;
   if (params == nullptr) return acc == Accumulation::int16 ? isa.blocking_acc16 : isa.blocking;
   const BlockingFactors& p = *params;
   check_arg(p.MR >= 1 && p.MR <= 12, where, "BlockingFactors::MR", p.MR, "must be in [1, 12]");
   check_arg(p.NR >= 1 && p.NR <= 64, where, "BlockingFactors::NR", p.NR, "must be in [1, 64]");
-  check_arg(p.NR % isa.int32_lanes == 0 || isa.isa == Isa::portable, where,
+  check_arg(isa.traits().vector_bytes == 0 || p.NR % isa.traits().int32_lanes() == 0, where,
             "BlockingFactors::NR", p.NR, "must be a multiple of the vector width in int32 lanes");
   check_arg(jit::registers_fit(isa.isa, p.MR, p.NR, saturating), where, "BlockingFactors::MR", p.MR,
             "times NR does not fit the vector registers of the active path");

@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "cpu/isa_record.h"
 #include "driver/driver.h"
 #include "jit/kernel_cache.h"
 #include "jit/kernel_generator.h"

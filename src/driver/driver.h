@@ -6,7 +6,6 @@
 
 #include "quire/Types.h"
 #include "quire/detail/Blocking.h"
-#include "quire/detail/IsaRecord.h"
 #include "quire/detail/PackB.h"
 
 namespace quire::detail {
@@ -33,38 +32,41 @@ GemmShape check_gemm(int32_t a_rows, int32_t a_cols, int a_groups, const PackedB
                      int num_threads, const BlockingFactors& a_blocking,
                      const BlockingFactors* blocking_params);
 
+// The dispatch record of a path (src/cpu/isa_record.h, private to the library), the one
+// in use, and the FBGEMM name of its path (the template argument of the output ops).
+struct IsaRecord;
+struct MicroKernelArgs;
+using MicroKernelFn = void (*)(const MicroKernelArgs*);
+const IsaRecord& active_isa();
+inst_set_t inst_set_of(const IsaRecord& isa);
+
 // The kernels one fbgemmPacked call uses, resolved through the code cache once per
-// (mr, nr) and then reused without locking. A call uses at most a handful of tile
-// shapes (full tiles, a row tail, a column tail), so a short list beats a table.
+// (mr, nr, narrow) and then reused without locking. A call uses at most a handful of
+// tile shapes (full tiles, a row tail, a column tail), so a short list beats a table.
 // acc16 takes the path's saturating kernels where it has them, else its exact kernels.
+// The record is read only out of line (src/driver/kernel_set.cpp), so its layout is no
+// part of this header.
 class KernelSet {
  public:
-  KernelSet(const IsaRecord& isa, int mr, int nr, Accumulation acc = Accumulation::int32)
-      : isa_(isa), mr_(mr), nr_(nr),
-        saturating_(acc == Accumulation::int16 && isa.acc16_kernel != nullptr) {}
+  KernelSet(const IsaRecord& isa, int mr, int nr, Accumulation acc = Accumulation::int32);
   MicroKernelFn get(int mr, int nr, bool narrow = false) {
     for (int i = 0; i < used_; ++i)
       if (entries_[i].mr == mr && entries_[i].nr == nr && entries_[i].narrow == narrow)
         return entries_[i].fn;
-    MicroKernelFn fn = narrow ? (saturating_ ? isa_.acc16_narrow_kernel : isa_.narrow_kernel)(mr, nr)
-                       : (saturating_ ? isa_.acc16_kernel : isa_.kernel)(mr, nr);
-    if (used_ < kSlots) entries_[used_++] = Entry{mr, nr, narrow, fn};
-    return fn;
+    return resolve(mr, nr, narrow);
   }
   int mr() const { return mr_; }
   int nr() const { return nr_; }
-  // Rows per narrow tile for an output of nr columns, or 0 if the path has no narrow
-  // kernel for it.
-  int narrow_rows(int nr) const {
-    const bool has = saturating_ ? isa_.acc16_narrow_kernel != nullptr : isa_.narrow_kernel != nullptr;
-    return has && nr >= 3 && nr <= 8 ? isa_.narrow_rows : 0;
-  }
+  // Rows per narrow tile for an output of nr columns (3 <= nr <= 8), or 0 if the path
+  // has no narrow kernels.
+  int narrow_rows(int nr) const { return nr >= 3 && nr <= 8 ? narrow_rows_ : 0; }
   // The path's kernel for a pair-safe B panel (docs/kernel-contract.md, "Pair-safe B
   // panels"), or null where there is none (VNNI and portable paths, saturating acc16).
   // Defined in src/driver/compute_block.cpp.
   MicroKernelFn pair_safe(int mr, int nr, bool narrow = false);
 
  private:
+  MicroKernelFn resolve(int mr, int nr, bool narrow);  // through the record; remembered
   struct Entry {
     int mr, nr;
     bool narrow;
@@ -73,7 +75,8 @@ class KernelSet {
   static constexpr int kSlots = 8;
   const IsaRecord& isa_;
   int mr_, nr_;
-  bool saturating_;
+  bool saturating_;  // acc16 on a path whose acc16 kernels saturate
+  int narrow_rows_;
   int used_ = 0;
   Entry entries_[kSlots];
   int pair_safe_used_ = 0;

@@ -59,7 +59,7 @@ void run_packed_gemm(const PackedGemmCall& c) {
                         k0 > 0, pair_safe);
           if (last_k_block) {
             c.output(c.op, c.C, c_tile, block_type_t{ic, mc, col, nc}, static_cast<int>(c.ldc),
-                     isa.inst_set);
+                     inst_set_of(isa));
           }
         }
       }

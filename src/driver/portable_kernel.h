@@ -2,7 +2,7 @@
 // statement of the kernel contract (docs/kernel-contract.md).
 #pragma once
 
-#include "quire/detail/IsaRecord.h"
+#include "cpu/isa_record.h"
 
 namespace quire::driver {
 

@@ -1,6 +1,6 @@
 // The public half-precision GEMM: argument and layout checks, the re-blocking of weights
 // stored with another column block than the kernels' 32, then the compute core of
-// quire/detail/HalfGemm.h.
+// fp16/half_gemm.h.
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -9,7 +9,7 @@
 #include "quire/FbgemmBF16.h"
 #include "quire/FbgemmFP16.h"
 #include "quire/detail/Check.h"
-#include "quire/detail/HalfGemm.h"
+#include "fp16/half_gemm.h"
 
 namespace quire {
 namespace {

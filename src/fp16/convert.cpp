@@ -10,7 +10,7 @@
 #include "fp16/convert_kernels.h"
 #include "quire/FbgemmConvert.h"
 #include "quire/detail/Check.h"
-#include "quire/detail/IsaRecord.h"
+#include "cpu/isa_record.h"
 
 namespace quire {
 namespace {
@@ -33,21 +33,8 @@ const detail::ConvertKernels& kernels(bool avx512, const char* where) {
   return avx512 ? detail::kConvertAvx512 : detail::kConvertAvx2;
 }
 
-// The loops the active instruction set selects; null for the portable path.
-const detail::ConvertKernels* active_kernels() {
-  switch (detail::active_isa().isa) {
-    case detail::Isa::avx512:
-    case detail::Isa::avx512_vnni_ymm:
-    case detail::Isa::avx512_vnni:
-      return &detail::kConvertAvx512;
-    case detail::Isa::avx2:
-    case detail::Isa::avx_vnni:
-      return &detail::kConvertAvx2;
-    case detail::Isa::portable:
-      break;
-  }
-  return nullptr;
-}
+// The loops the active record selects; null for the portable path.
+const detail::ConvertKernels* active_kernels() { return detail::active_isa().convert; }
 
 }  // namespace
 

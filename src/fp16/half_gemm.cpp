@@ -22,10 +22,10 @@
 #include <string>
 
 #include "cpu/cpu_features.h"
+#include "cpu/isa_record.h"
 #include "fp16/half_kernels.h"
 #include "quire/Utils.h"
 #include "driver/driver.h"
-#include "quire/detail/IsaRecord.h"
 
 namespace quire::detail {
 namespace {
@@ -198,42 +198,37 @@ void half_gemm(const HalfGemmCall& g, const HalfKernelSet& set, int thread_id, i
   }
 }
 
+namespace {
+
+// A path's kernels for a weight type on this CPU.
+const HalfKernelSet& kernels_of(const IsaRecord& r, HalfType type) {
+  if (type == HalfType::fp16) return *r.half.fp16;
+  const bool dot = r.traits().bf16_dot && (cpu::cpu_features().caps() & kCapAvx512Bf16);
+  return dot ? *r.half.bf16_dot : *r.half.bf16;
+}
+
+}  // namespace
+
 std::vector<const HalfKernelSet*> half_kernel_sets(HalfType type) {
-  const cpu::CpuFeatures& f = cpu::cpu_features();
   std::vector<const HalfKernelSet*> sets;
-  if (type == HalfType::fp16) {
-    if (f.avx512) sets.push_back(&kHalfFp16Avx512);
-    if (f.avx2) sets.push_back(&kHalfFp16Avx2);
-    sets.push_back(&kHalfFp16Portable);
-  } else {
-    if (f.avx512_bf16) sets.push_back(&kHalfBf16Avx512Bf16);
-    if (f.avx512) sets.push_back(&kHalfBf16Avx512);
-    if (f.avx2) sets.push_back(&kHalfBf16Avx2);
-    sets.push_back(&kHalfBf16Portable);
+  auto add = [&](const HalfKernelSet* set) {
+    if (set != nullptr && std::find(sets.begin(), sets.end(), set) == sets.end())
+      sets.push_back(set);
+  };
+  // Best path first; on a path with vdpbf16ps kernels the CPU can run, those and then
+  // the FMA kernels of the same width.
+  for (int i = kIsaCount - 1; i >= 0; --i) {
+    const Isa isa = kIsaTraits[i].isa;
+    if (!cpu_has(isa)) continue;
+    const IsaRecord& r = isa_record(isa);
+    add(&kernels_of(r, type));
+    if (type == HalfType::bf16) add(r.half.bf16);
   }
   return sets;
 }
 
 const char* half_kernel_set_name(const HalfKernelSet& set) { return set.name; }
 
-// The one place the half-precision GEMM looks at the instruction set: the active path's
-// vector width picks the kernels (IsaRecord could carry these tables; see
-// docs/half-precision.md).
-const HalfKernelSet& active_half_kernels(HalfType type) {
-  const bool fp16 = type == HalfType::fp16;
-  switch (active_isa().isa) {
-    case Isa::avx2:
-    case Isa::avx_vnni:
-      return fp16 ? kHalfFp16Avx2 : kHalfBf16Avx2;
-    case Isa::avx512:
-    case Isa::avx512_vnni_ymm:
-    case Isa::avx512_vnni:
-      if (fp16) return kHalfFp16Avx512;
-      return cpu::cpu_features().avx512_bf16 ? kHalfBf16Avx512Bf16 : kHalfBf16Avx512;
-    case Isa::portable:
-      break;
-  }
-  return fp16 ? kHalfFp16Portable : kHalfBf16Portable;
-}
+const HalfKernelSet& active_half_kernels(HalfType type) { return kernels_of(active_isa(), type); }
 
 }  // namespace quire::detail

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "quire/detail/HalfGemm.h"
+#include "half_gemm.h"  // same folder: tests include this header by path
 
 namespace quire::detail {
 

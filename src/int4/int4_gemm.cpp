@@ -20,26 +20,14 @@
 #include "quire/Int4Gemm.h"
 #include "quire/Utils.h"
 #include "quire/detail/Check.h"
+#include "cpu/isa_record.h"
 #include "driver/driver.h"
-#include "quire/detail/IsaRecord.h"
 
 namespace quire {
 
 using detail::Int4Layout;
 
 namespace int4 {
-
-const Int4Kernels& active_int4_kernels() {
-  switch (detail::active_isa().isa) {
-    case detail::Isa::portable: return kInt4Portable;
-    case detail::Isa::avx2:
-    case detail::Isa::avx_vnni:
-    case detail::Isa::avx512_vnni_ymm: return kInt4Avx2;
-    case detail::Isa::avx512: return kInt4Avx512;
-    case detail::Isa::avx512_vnni: return kInt4Avx512Vnni;
-  }
-  return kInt4Portable;
-}
 
 namespace {
 
@@ -152,9 +140,9 @@ Int4GemmWorkspace::~Int4GemmWorkspace() = default;
 namespace {
 
 // The thread's share of a decode plan.
-void run_decode(int M, const float* A, int lda, const Int4Layout& l, float* C, int ldc,
-                const Int4Epilogue& epi, int thread_id, const detail::Int4Plan& plan,
-                Int4GemmWorkspace::State* ws) {
+void run_decode(const int4::Int4Kernels& ks, int M, const float* A, int lda, const Int4Layout& l,
+                float* C, int ldc, const Int4Epilogue& epi, int thread_id,
+                const detail::Int4Plan& plan, Int4GemmWorkspace::State* ws) {
   if (thread_id >= plan.n_parts * plan.k_parts) return;
   const int ni = thread_id % plan.n_parts, ki = thread_id / plan.n_parts;
   int64_t p0, p1, g0, g1;
@@ -163,7 +151,7 @@ void run_decode(int M, const float* A, int lda, const Int4Layout& l, float* C, i
 
   const int4::QuantizedRows a = int4::t_rows.get(l, M);
   int4::quantize_rows(A, lda, M, 0, l, a);
-  const int4::Call call{l, int4::active_int4_kernels(), epi, a, static_cast<int>(g0),
+  const int4::Call call{l, ks, epi, a, static_cast<int>(g0),
                         static_cast<int>(g1), int4::kPrefetchBytes};
   const bool split = plan.k_parts > 1;
   for (int64_t p = p0; p < p1; ++p) {
@@ -195,12 +183,11 @@ void run_decode(int M, const float* A, int lda, const Int4Layout& l, float* C, i
 }
 
 // The thread's share of the M x N plan.
-void run_tiles(int M, const float* A, int lda, const Int4Layout& l, float* C, int ldc,
-               const Int4Epilogue& epi, int thread_id, int num_threads) {
+void run_tiles(const int4::Int4Kernels& ks, int M, const float* A, int lda, const Int4Layout& l,
+               float* C, int ldc, const Int4Epilogue& epi, int thread_id, int num_threads) {
   const detail::ThreadTile tile = detail::partition_tiles(
       M, l.N, detail::kInt4SplitRows, Int4Layout::kPanel, thread_id, num_threads);
   if (tile.m0 >= tile.m1 || tile.n0 >= tile.n1) return;
-  const int4::Int4Kernels& ks = int4::active_int4_kernels();
   const int64_t row_bytes = int4::quantized_row_bytes(l);
   const int block_rows = static_cast<int>(std::clamp<int64_t>(
       int4::kRowBlockBytes / row_bytes / ks.max_rows * ks.max_rows, ks.max_rows, 120));
@@ -241,10 +228,11 @@ void int4Gemm(int M, const float* A, int lda, const PackedInt4Weights& W, float*
         " groups, num_threads=" + std::to_string(num_threads));
   }
   const detail::Int4Plan plan = detail::int4_plan(M, l.panels, l.groups, num_threads, ws != nullptr);
+  const int4::Int4Kernels& ks = *detail::active_isa().int4;  // the path, read once per call
   if (plan.decode) {
-    run_decode(M, A, lda, l, C, ldc, epilogue, thread_id, plan, ws);
+    run_decode(ks, M, A, lda, l, C, ldc, epilogue, thread_id, plan, ws);
   } else {
-    run_tiles(M, A, lda, l, C, ldc, epilogue, thread_id, num_threads);
+    run_tiles(ks, M, A, lda, l, C, ldc, epilogue, thread_id, num_threads);
   }
 }
 

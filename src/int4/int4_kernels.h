@@ -58,7 +58,7 @@ extern const Int4Kernels kInt4Avx2;
 extern const Int4Kernels kInt4Avx512;
 extern const Int4Kernels kInt4Avx512Vnni;
 
-// The kernels of the active instruction-set path (detail::active_isa()).
-const Int4Kernels& active_int4_kernels();
+// The kernels of each path are in its dispatch record (src/cpu/isa_record.h); int4Gemm
+// reads the active record once per call and hands them down.
 
 }  // namespace quire::int4

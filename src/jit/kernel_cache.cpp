@@ -60,7 +60,8 @@ struct CacheEntry {
 }  // namespace
 
 bool registers_fit(Isa isa, int mr, int nr, bool acc16) {
-  if (isa == Isa::portable) return mr >= 1 && nr >= 1 && mr <= 64 && nr <= 64;
+  if (detail::traits(isa).vector_bytes == 0)  // the portable kernel: any tile up to 64 x 64
+    return mr >= 1 && nr >= 1 && mr <= 64 && nr <= 64;
   return registers_fit(KernelSpec{isa, mr, nr, false, acc16});
 }
 

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "kernel_spec.h"  // same folder: tests include this header by path
-#include "quire/detail/IsaRecord.h"
+#include "../cpu/isa_record.h"  // relative: tests include this header by path
 
 namespace quire::jit {
 

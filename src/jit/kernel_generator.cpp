@@ -20,8 +20,8 @@ using detail::MicroKernelArgs;
 
 namespace {
 
-bool is_zmm(Isa isa) { return isa == Isa::avx512 || isa == Isa::avx512_vnni; }
-int vector_registers(Isa isa) { return is_zmm(isa) ? 32 : 16; }
+bool is_zmm(Isa isa) { return detail::traits(isa).zmm(); }
+int vector_registers(Isa isa) { return detail::traits(isa).vector_registers; }
 
 int vectors_for(const KernelSpec& s) { return (s.nr + int32_lanes(s.isa) - 1) / int32_lanes(s.isa); }
 
@@ -173,23 +173,21 @@ class KernelEmitter final : public TileLoopEmitter {
 
 }  // namespace
 
-int int32_lanes(Isa isa) { return is_zmm(isa) ? 16 : 8; }
+int int32_lanes(Isa isa) { return detail::traits(isa).int32_lanes(); }
 
 bool registers_fit(const KernelSpec& s) {
+  if (detail::traits(s.isa).vector_bytes == 0) return false;  // portable: no JIT kernels
   if (s.mr < 1 || s.nr < 1 || s.mr > 12) return false;  // 12: four A row cursors (tile_loop_emitter.h)
-  if (s.acc16 && s.isa != Isa::avx2 && s.isa != Isa::avx512) return false;  // VNNI runs acc16 exact
-  if (s.pair_safe && (s.acc16 || (s.isa != Isa::avx2 && s.isa != Isa::avx512))) return false;
+  const detail::IsaTraits& t = detail::traits(s.isa);
+  if (s.acc16 && !t.acc16_saturates) return false;  // acc16 runs exact there
+  if (s.pair_safe && (s.acc16 || t.vnni)) return false;  // it replaces the exact split
   const RegMap map{vectors_for(s), s.mr, dot_style(s)};
   return map.needed() <= vector_registers(s.isa);
 }
 
 std::string kernel_name(const KernelSpec& s) {
-  const char* isa = s.isa == Isa::avx512_vnni       ? "avx512vnni"
-                    : s.isa == Isa::avx512_vnni_ymm ? "avx512vnniymm"
-                    : s.isa == Isa::avx512          ? "avx512"
-                    : s.isa == Isa::avx_vnni        ? "avxvnni"
-                                                    : "avx2";
-  return std::string(s.acc16 ? "u8s8s16" : "u8s8s32") + "_mr" + std::to_string(s.mr) + "_nr" + std::to_string(s.nr) + "_" + isa +
+  return std::string(s.acc16 ? "u8s8s16" : "u8s8s32") + "_mr" + std::to_string(s.mr) + "_nr" +
+         std::to_string(s.nr) + "_" + detail::traits(s.isa).kernel_suffix +
          (s.narrow ? "_narrow" : "") + (s.pair_safe ? "_pairsafe" : "");
 }
 

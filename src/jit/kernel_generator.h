@@ -7,7 +7,7 @@
 #include <string>
 
 #include "jit/kernel_spec.h"
-#include "quire/detail/IsaRecord.h"
+#include "cpu/isa_record.h"
 
 namespace quire::jit {
 

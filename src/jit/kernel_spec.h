@@ -1,7 +1,7 @@
 // What names a generated micro-kernel: the key of the code cache and the generators' input.
 #pragma once
 
-#include "quire/detail/IsaRecord.h"
+#include "../cpu/isa_traits.h"  // relative: tests include this header by path
 
 namespace quire::jit {
 

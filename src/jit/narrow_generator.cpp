@@ -62,7 +62,7 @@ struct NarrowRegMap {
 class NarrowEmitter final : public TileLoopEmitter {
  public:
   NarrowEmitter(x86::Assembler& a, const KernelSpec& s)
-      : TileLoopEmitter(a, s.mr), s_(s), vnni_(s.isa == Isa::avx512_vnni), acc16_(s.acc16),
+      : TileLoopEmitter(a, s.mr), s_(s), vnni_(detail::traits(s.isa).vnni), acc16_(s.acc16),
         np_(s.nr <= 4 ? 4 : 8),
         rpv_(16 / np_), vectors_((s.mr + rpv_ - 1) / rpv_), blocked_(vnni_ && np_ == 4),
         dot_(a, s.isa, dot_style(s), true,
@@ -233,11 +233,11 @@ class NarrowEmitter final : public TileLoopEmitter {
 }  // namespace
 
 bool narrow_fits(const KernelSpec& s) {
+  const detail::IsaTraits& t = detail::traits(s.isa);
   if (s.acc16 && s.pair_safe) return false;
-  // acc16 and pair-safe kernels replace the exact split, which only avx512 runs.
-  const bool isa_ok = s.acc16 || s.pair_safe ? s.isa == Isa::avx512
-                                             : s.isa == Isa::avx512 || s.isa == Isa::avx512_vnni;
-  return isa_ok && s.nr >= 3 && s.nr <= 8 && s.mr >= 1 && s.mr <= 12;
+  // acc16 and pair-safe kernels replace the exact split: only paths without VNNI run them.
+  const bool isa_ok = t.narrow_rows > 0 && (!s.acc16 || t.acc16_saturates) && (!s.pair_safe || !t.vnni);
+  return isa_ok && s.nr >= 3 && s.nr <= 8 && s.mr >= 1 && s.mr <= t.narrow_rows;
 }
 
 void emit_narrow_kernel(x86::Assembler& a, const KernelSpec& spec) {

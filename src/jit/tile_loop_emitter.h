@@ -14,7 +14,7 @@
 
 #include <cstddef>
 
-#include "quire/detail/IsaRecord.h"
+#include "cpu/isa_record.h"
 
 namespace quire::jit {
 

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "quire/detail/Check.h"
-#include "quire/detail/IsaRecord.h"
+#include "cpu/isa_record.h"
 #include "quire/PackABase.h"
 #include "quire/detail/PackA.h"
 

@@ -5,7 +5,7 @@
 
 #include "quire/PackAWithQuantRowOffset.h"
 #include "quire/detail/Check.h"
-#include "quire/detail/IsaRecord.h"
+#include "cpu/isa_record.h"
 
 namespace quire::detail {
 

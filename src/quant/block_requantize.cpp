@@ -12,7 +12,7 @@
 #include "quire/OutputProcessing.h"
 #include "quire/QuantUtilsAvx2.h"
 #include "quire/detail/Epilogue.h"
-#include "quire/detail/IsaRecord.h"
+#include "cpu/isa_record.h"
 
 namespace quire::detail {
 namespace {
@@ -82,9 +82,9 @@ void run_rows(Args a, const int32_t* col_offsets, const block_type_t& block,
 }
 
 template <class BiasT>
-void requantize_u8(uint8_t* out, const int32_t* inp, const block_type_t& block, int ld_out,
-                   int ld_in, const requantizationParams_t<BiasT>& r,
-                   const BlockRequantizeFlags& f) {
+void requantize_u8(const EpilogueTable& epilogue, uint8_t* out, const int32_t* inp,
+                   const block_type_t& block, int ld_out, int ld_in,
+                   const requantizationParams_t<BiasT>& r, const BlockRequantizeFlags& f) {
   constexpr const char* kWhere = "requantizeOutputProcessingAvx2";
   const GroupChoice gc = group_choice(kWhere, f.q_gran, r.ncols, r.groups, block);
   RequantizeU8Args a{};
@@ -121,7 +121,6 @@ void requantize_u8(uint8_t* out, const int32_t* inp, const block_type_t& block, 
     a.bias_kind = BiasKind::int32;
     a.bias_i32 = r.bias + block.col_start;
   }
-  const EpilogueTable& epilogue = *active_isa().epilogue;
   run_rows(a, r.col_offsets, block, f, [&](const RequantizeU8Args& x) { epilogue.requantize_u8(x); });
 }
 
@@ -130,13 +129,13 @@ void requantize_u8(uint8_t* out, const int32_t* inp, const block_type_t& block, 
 void requantize_block_u8(uint8_t* out, const int32_t* inp, const block_type_t& block, int ld_out,
                          int ld_in, const requantizationParams_t<int32_t>& r,
                          const BlockRequantizeFlags& flags) {
-  requantize_u8(out, inp, block, ld_out, ld_in, r, flags);
+  requantize_u8(*active_isa().epilogue, out, inp, block, ld_out, ld_in, r, flags);
 }
 
 void requantize_block_u8(uint8_t* out, const int32_t* inp, const block_type_t& block, int ld_out,
                          int ld_in, const requantizationParams_t<float>& r,
                          const BlockRequantizeFlags& flags) {
-  requantize_u8(out, inp, block, ld_out, ld_in, r, flags);
+  requantize_u8(*active_isa().epilogue, out, inp, block, ld_out, ld_in, r, flags);
 }
 
 void requantize_block_f32(float* out, const int32_t* inp, const block_type_t& block, int ld_out,

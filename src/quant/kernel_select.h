@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "quire/detail/IsaRecord.h"
+#include "cpu/isa_record.h"
 #include "quire/detail/QuantKernels.h"
 
 namespace quire::detail {
@@ -42,7 +42,8 @@ struct ChannelKernelOf<int32_t> {
   static constexpr auto quantize = &QuantKernels::quantize_channels_s32;
 };
 
-// The table of the path in use (see IsaRecord::quant).
+// The table of the path in use (IsaRecord::quant). Entry points read it once per call
+// and hand it to their loops.
 inline const QuantKernels& quant_kernels() { return *active_isa().quant; }
 
 }  // namespace quire::detail

@@ -7,7 +7,7 @@
 
 #include "quire/OutputProcessing.h"
 #include "quire/detail/Check.h"
-#include "quire/detail/IsaRecord.h"
+#include "cpu/isa_record.h"
 #include "quire/detail/SpmdmKernels.h"
 
 namespace quire {

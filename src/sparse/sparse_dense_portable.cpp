@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "quire/Bcsr.h"
-#include "quire/detail/IsaRecord.h"
+#include "cpu/isa_record.h"
 #include "quire/detail/SpmdmKernels.h"
 #include "sparse/sparse_dense_kernels.h"
 

@@ -22,6 +22,8 @@
 #include <climits>
 #include <cstdint>
 
+#include "quire/Types.h"
+
 namespace quire::detail {
 
 inline constexpr int kTensorColsPerGroup = INT_MAX;
@@ -142,5 +144,9 @@ struct EpilogueTable {
 extern const EpilogueTable kEpiloguePortable;
 extern const EpilogueTable kEpilogueAvx2;
 extern const EpilogueTable kEpilogueAvx512;
+
+// The routines for an instruction set named in an op's template argument: that ISA's if
+// the CPU has it, else the best the CPU has below it (src/cpu/dispatch.cpp).
+const EpilogueTable& epilogue_for(inst_set_t inst_set);
 
 }  // namespace quire::detail

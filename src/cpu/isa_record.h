@@ -1,21 +1,24 @@
 // The per-ISA dispatch record: everything that differs between instruction sets is
-// reached through one of these, chosen once, so no call site switches on the ISA.
+// reached through one of these, chosen once per call and handed down, so no call site
+// switches on the ISA. Private to the library (src/): public headers see none of it.
+// The facts about each path (registers, VNNI, capability bits...) are in isa_traits.h;
+// a record holds the routines and tile sizes of each operator on that path.
 #pragma once
 
 #include <cstdint>
 
+#include "isa_traits.h"  // same folder: tests include this header by path
 #include "quire/Types.h"
 
 namespace quire::conv {
 struct ConvKernels;  // convolution routines (im2col rows, depthwise, groupwise), src/conv
 }  // namespace quire::conv
 
-namespace quire::detail {
+namespace quire::int4 {
+struct Int4Kernels;  // int4Gemm's kernels, src/int4/int4_kernels.h
+}  // namespace quire::int4
 
-// The code paths quire has, lowest first. avx512_vnni_ymm runs the avx_vnni kernels
-// (16 ymm registers, vpmaskmovd tails) with EVEX-encoded vpdpbusd, so it runs on every
-// AVX512-VNNI CPU; it is how the avx_vnni logic is tested on CPUs without AVX-VNNI.
-enum class Isa : uint8_t { portable, avx2, avx_vnni, avx512, avx512_vnni_ymm, avx512_vnni };
+namespace quire::detail {
 
 // One call of a u8 x s8 -> s32 micro-kernel: m_panels row panels of mr rows of the
 // packed A block, times one nr-column slice of a packed B panel, over k4_steps steps of
@@ -43,45 +46,53 @@ using MicroKernelFn = void (*)(const MicroKernelArgs*);
 using PackAFn = void (*)(const uint8_t* src, int64_t ld, bool transposed, int rows, int cols,
                          uint8_t* dst, int64_t ld_dst, int32_t* row_sums, bool accumulate_sums);
 
-struct EpilogueTable;  // vectorized output-pipeline routines, see detail/Epilogue.h
-struct QuantKernels;   // vectorized quantization routines, see detail/QuantKernels.h
-struct SpmdmKernels;   // CompressedSparseColumn::SpMDM's loops, see detail/SpmdmKernels.h
+struct EpilogueTable;   // vectorized output-pipeline routines, see detail/Epilogue.h
+struct QuantKernels;    // vectorized quantization routines, see detail/QuantKernels.h
+struct SpmdmKernels;    // CompressedSparseColumn::SpMDM's loops, see detail/SpmdmKernels.h
+struct HalfKernelSet;   // fp16/bf16-weight GEMM kernels, src/fp16/half_kernels.h
+struct ConvertKernels;  // fp32 <-> fp16/bf16 conversion loops, src/fp16/convert_kernels.h
+
+// What the int8 GEMM asks of a path: a kernel for an mr x nr register tile, in column
+// form or narrow form (several rows per vector, 3 <= nr <= 8, mr <= traits.narrow_rows),
+// exact or with saturating int16 accumulation (only where traits.acc16_saturates).
+struct KernelRequest {
+  int mr, nr;
+  bool narrow = false;
+  bool acc16 = false;
+};
+using KernelGetter = MicroKernelFn (*)(const KernelRequest& request);
+
+// The half-precision-weight GEMM's kernels on a path; bf16_dot (vdpbf16ps) is used
+// instead of bf16 when the CPU also has kCapAvx512Bf16.
+struct HalfKernels {
+  const HalfKernelSet* fp16;
+  const HalfKernelSet* bf16;
+  const HalfKernelSet* bf16_dot;  // read only where traits().bf16_dot; else null
+};
 
 struct IsaRecord {
   Isa isa;
-  inst_set_t inst_set;
-  const char* name;
-  int int32_lanes;            // int32 lanes per vector register
-  BlockingFactors blocking;   // default blocking factors
-  MicroKernelFn (*kernel)(int mr, int nr);  // kernel for an mr x nr tile (cached)
-  // acc16 (docs/acc16.md): the saturating int16-accumulation kernels and their blocking.
-  // Null on paths whose acc16 runs the exact kernels above (VNNI: as fast; portable).
-  MicroKernelFn (*acc16_kernel)(int mr, int nr);
-  BlockingFactors blocking_acc16;
-  // Kernel packing several rows per vector for 3 <= nr <= 8 columns and tiles of up to
-  // narrow_rows rows; null on paths without one.
-  MicroKernelFn (*narrow_kernel)(int mr, int nr);
-  int narrow_rows;
-  MicroKernelFn (*acc16_narrow_kernel)(int mr, int nr);  // its acc16 form, where acc16 saturates
+  BlockingFactors blocking;        // default blocking factors
+  BlockingFactors blocking_acc16;  // acc16's (docs/acc16.md): its KCB is the int16 window
+  KernelGetter kernel;             // cached: the same request gives the same function
   PackAFn pack_a;
   const EpilogueTable* epilogue;
   const QuantKernels* quant;
   const conv::ConvKernels* conv;
   const SpmdmKernels* spmdm;
+  HalfKernels half;
+  const ConvertKernels* convert;  // null on the portable path (scalar loops)
+  const int4::Int4Kernels* int4;
+
+  constexpr const IsaTraits& traits() const { return detail::traits(isa); }
 };
 
 // The record in use: the best path the CPU has, or the forced one (QUIRE_ISA or
-// fbgemmForceIsa). Cheap to call: one atomic load.
+// fbgemmForceIsa). Cheap to call: one atomic load. Entry points read it once per call
+// and hand it (or the operator's part of it) down.
 const IsaRecord& active_isa();
 
 // The record of a given path; throws std::invalid_argument if the CPU lacks it.
 const IsaRecord& isa_record(Isa isa);
-
-// The output-pipeline routines for an instruction set named in a template argument:
-// that ISA's if the CPU has it, else the best the CPU has below it.
-const EpilogueTable& epilogue_for(inst_set_t inst_set);
-
-// Maps FBGEMM's instruction-set names onto quire's paths.
-Isa isa_from_inst_set(inst_set_t inst_set);
 
 }  // namespace quire::detail

@@ -1,7 +1,8 @@
 // Non-template cores of the half-precision-weight GEMM (quire/FbgemmFP16.h): the packed
-// weight layout the kernels read, and the compute entry that runs one kernel path. The paths are
-// visible here so that tests and benches can run every path this CPU has, including
-// ones the dispatcher never picks on it (the bf16 FMA kernels of a CPU with AVX512-BF16).
+// weight layout the kernels read, and the compute entry that runs one kernel path.
+// Private to the library (no public header includes it); tests, benches and fuzzers
+// include it by path to run every path this CPU has, including ones the dispatcher
+// never picks on it (the bf16 FMA kernels of a CPU with AVX512-BF16).
 //
 // The kernels read PackedGemmMatrixB's blocked layout (quire/FbgemmPackMatrixB.h) with
 // bcol = kHalfPanel = 32: K in row blocks of brow rows, each row block a sequence of
@@ -44,11 +45,13 @@ struct HalfGemmCall {
 
 struct HalfKernelSet;  // one path's kernels (src/fp16/half_kernels.h)
 
-// Every kernel path this CPU can run for a weight type, best first.
+// Every kernel path this CPU can run for a weight type, best first (the half kernels of
+// the records of the paths the CPU has, in isa_traits.h's preference order).
 std::vector<const HalfKernelSet*> half_kernel_sets(HalfType type);
 // "fp16_avx512", "bf16_avx512bf16", ...
 const char* half_kernel_set_name(const HalfKernelSet& set);
-// The path the active instruction set (detail::active_isa()) uses.
+// The path the active record (detail::active_isa()) gives this weight type: its bf16_dot
+// kernels when it has them and the CPU has avx512_bf16.
 const HalfKernelSet& active_half_kernels(HalfType type);
 
 // The part of the call that thread_id computes with the given path (one of
