@@ -4,10 +4,8 @@
 // declared here as something else. If any public header declared one of them, this
 // file would not compile. Adding a field to a record or a path to the table therefore
 // cannot change what client code compiles against.
-//
-// Still public until quire/detail/Driver.h moves to src/driver/ (the non-template core
-// of fbgemmPacked): IsaRecord (forward-declared), KernelSet, active_isa, inst_set_of,
-// MicroKernelArgs, MicroKernelFn. Add them below when it does.
+// fbgemmPacked's loops, kernels and path choice sit behind detail::run_packed_gemm
+// (quire/detail/GemmCore.h), so the driver's names are checked too.
 #include "quire/Acc16.h"
 #include "quire/Bcsr.h"
 #include "quire/CompressedSparseColumn.h"
@@ -91,6 +89,14 @@ using HalfGemmCall = int;
 using half_kernel_sets = int;
 using active_half_kernels = int;
 using half_gemm = int;
+using IsaRecord = int;
+using KernelSet = int;
+using active_isa = int;
+using inst_set_of = int;
+using MicroKernelArgs = int;
+using MicroKernelFn = int;
+using compute_block = int;
+using partition_tiles = int;
 }  // namespace quire::detail
 
 namespace quire::cpu {
