@@ -1,15 +1,15 @@
-// The vector vocabulary of the quantization kernels on AVX-512 (F/BW/VL/DQ): 16 float
-// or int32 lanes per zmm. Included only by *_avx512.cpp files; everything has internal
-// linkage, so no AVX-512 code can leak into another translation unit through the
-// linker. The kernels themselves are written once, in simd_kernels.h.
+// Avx512: quire's vector vocabulary on AVX-512 (F/BW/VL/DQ), 16 float or int32 lanes per
+// zmm; the same names as Avx2 (vec_avx2.h, which says how the vocabulary is used).
+// Included only by *_avx512*.cpp files; everything has internal linkage, so no AVX-512
+// code can leak into another translation unit through the linker.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 
 #include "common/intrinsics.h"
-
 #include "quire/FloatConversion.h"
+#include "simd/vec_tail.h"
 
 namespace quire::detail {
 namespace {
@@ -19,6 +19,8 @@ struct Avx512 {
   using F = __m512;
   using I = __m512i;
 
+  static F zerof() { return _mm512_setzero_ps(); }
+  static I zeroi() { return _mm512_setzero_si512(); }
   static F loadf(const float* p) { return _mm512_loadu_ps(p); }
   static void storef(float* p, F v) { _mm512_storeu_ps(p, v); }
   static F set1f(float v) { return _mm512_set1_ps(v); }
@@ -147,7 +149,73 @@ struct Avx512 {
     return _mm512_mask_mov_epi32(x, _mm512_cmpgt_epi32_mask(a, b), y);
   }
 
+  // bf16 bits of fp32 bits x (low 16 bits cleared): round to nearest even; NaN keeps
+  // its top bits and gets the quiet bit. The formula of float_to_bfloat16_rne.
+  static I round_to_bf16(I x) {
+    const I lsb = andi(srli<16>(x), set1i(1));
+    I r = addi(x, addi(lsb, set1i(0x7FFF)));
+    const __mmask16 nan = _mm512_cmpgt_epu32_mask(andi(x, set1i(0x7FFFFFFF)), set1i(0x7F800000));
+    r = _mm512_mask_or_epi32(r, nan, x, set1i(0x00400000));
+    return andi(r, set1i(static_cast<int32_t>(0xFFFF0000u)));
+  }
+
+  // The first n lanes of a vector (n in [1, 16]; more is all 16, less than 1 none).
+  struct Lanes {
+    int n;
+    __mmask16 mask;
+
+    explicit Lanes(int count)
+        : n(count < W ? (count > 0 ? count : 0) : W),
+          mask(static_cast<__mmask16>(n == W ? 0xFFFFu : (1u << n) - 1u)) {}
+    bool full() const { return n == W; }
+  };
+
+  // Lanes past l.n are 0 and their memory is not read.
+  static I load(const int32_t* p, const Lanes& l) { return _mm512_maskz_loadu_epi32(l.mask, p); }
+  static F load(const float* p, const Lanes& l) { return _mm512_maskz_loadu_ps(l.mask, p); }
+
+  // Stores the first l.n lanes; a partial vector in exact-size pieces (store_first).
+  static void store(float* p, const Lanes& l, F v) {
+    if (l.full())
+      storef(p, v);
+    else
+      store_first(p, l.n, v);
+  }
+  static void store(int32_t* p, const Lanes& l, I v) {
+    store(reinterpret_cast<float*>(p), l, _mm512_castsi512_ps(v));
+  }
+  // The low bytes of the first l.n lanes (all in [0, 255]).
+  static void store(uint8_t* p, const Lanes& l, I v) {
+    _mm512_mask_cvtepi32_storeu_epi8(p, l.mask, v);
+  }
+
+  static F broadcast(float v) { return set1f(v); }
+  static I broadcast(int32_t v) { return set1i(v); }
+  // Lane i = a[idx[i]] for i < l.n, 0 past.
+  static F gather(const float* a, I idx, const Lanes& l) {
+    return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), l.mask, idx, a, 4);
+  }
+  static I gather(const int32_t* a, I idx, const Lanes& l) {
+    return _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), l.mask, idx, a, 4);
+  }
+  // Lane i = v[idx[i]].
+  static F permute(F v, I idx) { return _mm512_permutexvar_ps(idx, v); }
+  static I permute(I v, I idx) { return _mm512_permutexvar_epi32(idx, v); }
+  static F div(F a, F b) { return _mm512_div_ps(a, b); }
+  static I mullo(I a, I b) { return _mm512_mullo_epi32(a, b); }  // modulo 2^32
+
  private:
+  // Stores the first n (< 16) lanes of v: 8, then the rest as store_first_f32 does (never
+  // by one masked store, for the reason given there).
+  static void store_first(float* p, int n, F v) {
+    __m256 y = _mm512_castps512_ps256(v);
+    if (n & 8) {
+      _mm256_storeu_ps(p, y);
+      y = _mm512_extractf32x8_ps(v, 1);
+      p += 8;
+    }
+    store_first_f32(p, n & 7, y);
+  }
   template <class T>
   static const __m128i* cp128(const T* p) {
     return reinterpret_cast<const __m128i*>(p);
