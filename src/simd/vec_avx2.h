@@ -194,6 +194,45 @@ struct Avx2 {
     return andi(_mm256_blendv_epi8(r, quiet, nan), set1i(static_cast<int32_t>(0xFFFF0000u)));
   }
 
+  // r[k] = row k of a W x W tile of 32-bit elements; afterwards column k. Pairs of rows
+  // interleave (unpack), then quads (shuffle), then the two 128-bit halves swap.
+  static void transpose(F r[W]) {
+    F t[W], s[W];
+    for (int p = 0; p < 4; ++p) {
+      t[2 * p] = _mm256_unpacklo_ps(r[2 * p], r[2 * p + 1]);
+      t[2 * p + 1] = _mm256_unpackhi_ps(r[2 * p], r[2 * p + 1]);
+    }
+    for (int q = 0; q < 2; ++q) {  // s[4q + c]: column c (and c + 4) of rows 4q..4q+3
+      s[4 * q + 0] = _mm256_shuffle_ps(t[4 * q], t[4 * q + 2], 0x44);
+      s[4 * q + 1] = _mm256_shuffle_ps(t[4 * q], t[4 * q + 2], 0xEE);
+      s[4 * q + 2] = _mm256_shuffle_ps(t[4 * q + 1], t[4 * q + 3], 0x44);
+      s[4 * q + 3] = _mm256_shuffle_ps(t[4 * q + 1], t[4 * q + 3], 0xEE);
+    }
+    for (int c = 0; c < 4; ++c) {
+      r[c] = _mm256_permute2f128_ps(s[c], s[4 + c], 0x20);
+      r[c + 4] = _mm256_permute2f128_ps(s[c], s[4 + c], 0x31);
+    }
+  }
+  static void transpose(I r[W]) {
+    F f[W];
+    for (int k = 0; k < W; ++k) f[k] = _mm256_castsi256_ps(r[k]);
+    transpose(f);
+    for (int k = 0; k < W; ++k) r[k] = _mm256_castps_si256(f[k]);
+  }
+
+  // The first n (<= 16) bytes at p in the low bytes of an xmm, the rest 0; and the
+  // store of the first n bytes of x. AVX2 has no byte mask: through a zeroed copy.
+  static __m128i load_first_bytes(const void* p, int n) {
+    alignas(16) uint8_t b[16] = {};
+    std::memcpy(b, p, static_cast<size_t>(n));
+    return _mm_load_si128(reinterpret_cast<const __m128i*>(b));
+  }
+  static void store_first_bytes(void* p, int n, __m128i x) {
+    alignas(16) uint8_t b[16];
+    _mm_store_si128(reinterpret_cast<__m128i*>(b), x);
+    std::memcpy(p, b, static_cast<size_t>(n));
+  }
+
   // The first n lanes of a vector (n in [1, 8]; more is all 8, less than 1 none).
   struct Lanes {
     int n;
@@ -233,7 +272,7 @@ struct Avx2 {
     if (l.full()) [[likely]]
       store(p, v);
     else
-      store_first_bytes(p, l.n, to_bytes(v));
+      store_first_u8(p, l.n, to_bytes(v));
   }
 
   static F broadcast(float v) { return set1f(v); }
@@ -253,7 +292,7 @@ struct Avx2 {
 
  private:
   // Stores the first n (< 8) bytes of `bytes` with fixed-size moves.
-  static void store_first_bytes(uint8_t* out, int n, __m128i bytes) {
+  static void store_first_u8(uint8_t* out, int n, __m128i bytes) {
     auto word = static_cast<uint64_t>(_mm_cvtsi128_si64(bytes));
     if (n & 4) {
       const auto w = static_cast<uint32_t>(word);

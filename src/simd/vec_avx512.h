@@ -159,6 +159,48 @@ struct Avx512 {
     return andi(r, set1i(static_cast<int32_t>(0xFFFF0000u)));
   }
 
+  // r[k] = row k of a W x W tile of 32-bit elements; afterwards column k. Within each
+  // 128-bit lane as Avx2::transpose does, then the four lanes of rows 0-3, 4-7, 8-11,
+  // 12-15 are gathered by two rounds of shuffle_f32x4.
+  static void transpose(F r[W]) {
+    F t[W], s[W];
+    for (int p = 0; p < 8; ++p) {
+      t[2 * p] = _mm512_unpacklo_ps(r[2 * p], r[2 * p + 1]);
+      t[2 * p + 1] = _mm512_unpackhi_ps(r[2 * p], r[2 * p + 1]);
+    }
+    for (int q = 0; q < 4; ++q) {  // s[4q + c], lane L: column 4L + c of rows 4q..4q+3
+      s[4 * q + 0] = _mm512_shuffle_ps(t[4 * q], t[4 * q + 2], 0x44);
+      s[4 * q + 1] = _mm512_shuffle_ps(t[4 * q], t[4 * q + 2], 0xEE);
+      s[4 * q + 2] = _mm512_shuffle_ps(t[4 * q + 1], t[4 * q + 3], 0x44);
+      s[4 * q + 3] = _mm512_shuffle_ps(t[4 * q + 1], t[4 * q + 3], 0xEE);
+    }
+    for (int c = 0; c < 4; ++c) {
+      const F u_lo = _mm512_shuffle_f32x4(s[c], s[4 + c], 0x44);  // lanes 0, 1 of each
+      const F u_hi = _mm512_shuffle_f32x4(s[c], s[4 + c], 0xEE);  // lanes 2, 3
+      const F v_lo = _mm512_shuffle_f32x4(s[8 + c], s[12 + c], 0x44);
+      const F v_hi = _mm512_shuffle_f32x4(s[8 + c], s[12 + c], 0xEE);
+      r[c] = _mm512_shuffle_f32x4(u_lo, v_lo, 0x88);       // lane 0 of the four quads
+      r[4 + c] = _mm512_shuffle_f32x4(u_lo, v_lo, 0xDD);   // lane 1
+      r[8 + c] = _mm512_shuffle_f32x4(u_hi, v_hi, 0x88);   // lane 2
+      r[12 + c] = _mm512_shuffle_f32x4(u_hi, v_hi, 0xDD);  // lane 3
+    }
+  }
+  static void transpose(I r[W]) {
+    F f[W];
+    for (int k = 0; k < W; ++k) f[k] = _mm512_castsi512_ps(r[k]);
+    transpose(f);
+    for (int k = 0; k < W; ++k) r[k] = _mm512_castps_si512(f[k]);
+  }
+
+  // The first n (<= 16) bytes at p in the low bytes of an xmm, the rest 0 and not read;
+  // and the store of the first n bytes of x.
+  static __m128i load_first_bytes(const void* p, int n) {
+    return _mm_maskz_loadu_epi8(static_cast<__mmask16>((1u << n) - 1u), p);
+  }
+  static void store_first_bytes(void* p, int n, __m128i x) {
+    _mm_mask_storeu_epi8(p, static_cast<__mmask16>((1u << n) - 1u), x);
+  }
+
   // The first n lanes of a vector (n in [1, 16]; more is all 16, less than 1 none).
   struct Lanes {
     int n;
