@@ -30,6 +30,6 @@ struct Zmm : DenseZmm {
 }  // namespace
 
 constinit const SparseDenseKernels kSparseDenseAvx512 = {&int8_mm<Zmm>, &fp32_mm<Zmm>,
-                                                         &Zmm::requant_row};
+                                                         &requant_row<Zmm>};
 
 }  // namespace quire::detail

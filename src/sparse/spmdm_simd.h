@@ -16,7 +16,7 @@
 //    pairs with itself at weight 0. The accumulators go to sums, kGroupColumns columns
 //    of R int32 each.
 // 3. per kGroupColumns columns: 8 x 8 (ymm) or 16 x 16 (zmm) int32 transposes of sums
-//    (V::add_sums) give pieces of rows of C, added to C (or stored) by row vectors, rows
+//    (add_sums over V::Vec, the vector vocabulary) give pieces of rows of C, added to C (or stored) by row vectors, rows
 //    outer: walking down a column of C instead (ldc apart, often a power of two) maps
 //    every line to the same few L1 sets and costs up to 4x as much.
 // All int32 arithmetic wraps (vpaddd), which is the modulo-2^32 accumulation SpMDM
@@ -259,6 +259,34 @@ inline void column_sums(const int16_t* at, const UsedDepths& u, const int16_t* r
   for (int m = 0; m < 2 * NV; ++m) V::store(sums + m * stride, acc[m]);
 }
 
+// C[r * ldc + j] (+)= s[j * ld + r] for r < rows <= W, j < cols <= 16 (W = Vec::W, the
+// int32 sums per accumulator): W x W int32 transposes (Vec::transpose) of 16 / W column
+// blocks, then every load of C before the first store. Columns of s at or past cols are
+// not read.
+template <class Vec>
+void add_sums(const int32_t* s, int64_t ld, int rows, int cols, int32_t* C, int64_t ldc,
+              bool accumulation) {
+  constexpr int W = Vec::W, kBlocks = 16 / W;
+  using Lanes = typename Vec::Lanes;
+  typename Vec::I row[kBlocks][W];
+  const int blocks = (cols + W - 1) / W;
+  const Lanes lanes[2] = {Lanes(cols), Lanes(cols - W)};
+  for (int h = 0; h < blocks; ++h) {
+    for (int j = 0; j < W; ++j)
+      row[h][j] = W * h + j < cols ? Vec::load(s + ld * (W * h + j)) : Vec::zeroi();
+    Vec::transpose(row[h]);
+  }
+  if (accumulation) {
+    for (int r = 0; r < rows; ++r) {
+      for (int h = 0; h < blocks; ++h)
+        row[h][r] = Vec::addi(row[h][r], Vec::load(C + r * ldc + W * h, lanes[h]));
+    }
+  }
+  for (int r = 0; r < rows; ++r) {
+    for (int h = 0; h < blocks; ++h) Vec::store(C + r * ldc + W * h, lanes[h], row[h][r]);
+  }
+}
+
 // The block's rows [i0, i0 + rows), rows <= NV * VL, from their transposed chunk.
 template <class V, int NV, bool Compact>
 void spmdm_chunk(const SpmdmArgs& a, int i0, int rows, const UsedDepths& u, const int16_t* at,
@@ -278,7 +306,7 @@ void spmdm_chunk(const SpmdmArgs& a, int i0, int rows, const UsedDepths& u, cons
     for (int r0 = 0; r0 < rows; r0 += S) {
       const int32_t* s = sums + r0;
       for (int c0 = 0; c0 < cols; c0 += 16)
-        V::add_sums(s + c0 * R, R, std::min(S, rows - r0), std::min(16, cols - c0),
+        add_sums<typename V::Vec>(s + c0 * R, R, std::min(S, rows - r0), std::min(16, cols - c0),
                     C0 + r0 * a.ldc + j0 + c0, a.ldc, a.accumulation);
     }
   }
