@@ -77,6 +77,16 @@ struct Avx2 {
     return _mm_cvtss_f32(_mm_max_ss(m, _mm_movehdup_ps(m)));
   }
 
+  // The 4 W bytes at p as they are.
+  static I load_raw(const void* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+  // 16-bit lanes: the pair sums a0 * b0 + a1 * b1 of each 32-bit lane (vpmaddwd, exact
+  // unless both pairs are -32768 * -32768), and the logical right shift.
+  static I madd16(I a, I b) { return _mm256_madd_epi16(a, b); }
+  template <int N>
+  static I srli16(I v) {
+    return _mm256_srli_epi16(v, N);
+  }
+
   // Integer loads widened to int32 lanes, and stores narrowed from in-range lanes.
   static I load(const uint8_t* p) { return _mm256_cvtepu8_epi32(_mm_loadl_epi64(cp128(p))); }
   static I load(const int8_t* p) { return _mm256_cvtepi8_epi32(_mm_loadl_epi64(cp128(p))); }
@@ -262,6 +272,9 @@ struct Avx2 {
     else
       store_first_f32(p, l.n, v);
   }
+  // The first l.n lanes by one masked store: for stores that no load soon reads (the
+  // exact-size pieces of store() avoid the stall where one does).
+  static void store_masked(float* p, const Lanes& l, F v) { _mm256_maskstore_ps(p, l.mask, v); }
   static void store(int32_t* p, const Lanes& l, I v) {
     store(reinterpret_cast<float*>(p), l, _mm256_castsi256_ps(v));
   }

@@ -65,6 +65,16 @@ struct Avx512 {
   static float hmin(F v) { return _mm512_reduce_min_ps(v); }
   static float hmax(F v) { return _mm512_reduce_max_ps(v); }
 
+  // The 4 W bytes at p as they are.
+  static I load_raw(const void* p) { return _mm512_loadu_si512(p); }
+  // 16-bit lanes: the pair sums a0 * b0 + a1 * b1 of each 32-bit lane (vpmaddwd, exact
+  // unless both pairs are -32768 * -32768), and the logical right shift.
+  static I madd16(I a, I b) { return _mm512_madd_epi16(a, b); }
+  template <int N>
+  static I srli16(I v) {
+    return _mm512_srli_epi16(v, N);
+  }
+
   // Integer loads widened to int32 lanes, and stores narrowed from in-range lanes.
   static I load(const uint8_t* p) { return _mm512_cvtepu8_epi32(_mm_loadu_si128(cp128(p))); }
   static I load(const int8_t* p) { return _mm512_cvtepi8_epi32(_mm_loadu_si128(cp128(p))); }
@@ -223,6 +233,9 @@ struct Avx512 {
     else
       store_first(p, l.n, v);
   }
+  // The first l.n lanes by one masked store: for stores that no load soon reads (the
+  // exact-size pieces of store() avoid the stall where one does).
+  static void store_masked(float* p, const Lanes& l, F v) { _mm512_mask_storeu_ps(p, l.mask, v); }
   static void store(int32_t* p, const Lanes& l, I v) {
     store(reinterpret_cast<float*>(p), l, _mm512_castsi512_ps(v));
   }

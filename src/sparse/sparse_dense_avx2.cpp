@@ -1,5 +1,5 @@
-// kSparseDenseAvx2: the sparse x dense loops on AVX2 (8 lanes, strips of 32 columns).
-// The dot step is the exact byte split of sparse_dense_avx512.cpp on ymm registers.
+// kSparseDenseAvx2: the sparse x dense loops on AVX2 (8 lanes, strips of 32 columns),
+// with the exact byte-split dot step (SplitDot).
 #include <cstring>
 
 #include "simd/vec_avx2.h"
@@ -8,30 +8,7 @@
 namespace quire::detail {
 namespace {
 
-struct Ymm : Avx2 {
-  static I load_b(const uint8_t* p) { return _mm256_loadu_si256(reinterpret_cast<const I*>(p)); }
-
-  struct Weights {
-    I even, odd;  // int16 pairs (w0, w2) and (w1, w3) in every int32 lane
-  };
-  static Weights weights(int32_t w) {
-    const uint32_t u = static_cast<uint32_t>(w);
-    const auto s16 = [](uint32_t byte) {
-      return static_cast<uint32_t>(static_cast<uint16_t>(static_cast<int8_t>(byte)));
-    };
-    const uint32_t even = s16(u & 0xFF) | s16((u >> 16) & 0xFF) << 16;
-    const uint32_t odd = s16((u >> 8) & 0xFF) | s16(u >> 24) << 16;
-    return {set1i(static_cast<int32_t>(even)), set1i(static_cast<int32_t>(odd))};
-  }
-  // Exact: even and odd bytes of each word as int16, two vpmaddwd (see
-  // sparse_dense_avx512.cpp).
-  static I dot(I acc, I b, const Weights& w) {
-    const I even = _mm256_and_si256(b, _mm256_set1_epi16(0x00FF));
-    const I odd = _mm256_srli_epi16(b, 8);
-    return _mm256_add_epi32(acc, _mm256_add_epi32(_mm256_madd_epi16(even, w.even),
-                                                  _mm256_madd_epi16(odd, w.odd)));
-  }
-
+struct Ymm : Avx2, SplitDot<Avx2> {
   // As DenseZmm::interleave for 32 columns: in 128-bit lane L of v[u], the words of
   // columns 16L + 4u .. 16L + 4u + 3; lane permutes put them in order. A partial strip's
   // rows go through a zeroed copy (AVX2 has no byte-masked load).

@@ -3,10 +3,10 @@
 // vector vocabulary (simd/vec_avx2.h, simd/vec_avx512.h) plus the product's own steps.
 // Internal linkage: each ISA's translation unit compiles its own copy with its flags.
 //
-// Beyond the vocabulary V provides: load_b (one vector of the interleave buffer);
-// Weights weights(int32_t four_s8) and I dot(I acc, I b, const Weights&), acc + the
-// four-term u8 x s8 dot product in each int32 lane, exact; interleave(B, ldb, rows,
-// cols, out) (below).
+// Beyond the vocabulary V provides: Weights weights(int32_t four_s8) and
+// I dot(I acc, I b, const Weights&), acc + the four-term u8 x s8 dot product in each
+// int32 lane, exact (SplitDot below, or vpdpbusd); interleave(B, ldb, rows, cols, out)
+// (below).
 #pragma once
 
 #include <algorithm>
@@ -19,6 +19,31 @@
 
 namespace quire::detail {
 namespace {
+
+// The exact dot step of the paths without VNNI, for V's int32 lanes: each word of B
+// split into its even and odd bytes as int16 and two vpmaddwd against the weights paired
+// the same way: exact (|product pair| <= 2 * 255 * 128), where FBGEMM's vpmaddubsw
+// saturates.
+template <class V>
+struct SplitDot {
+  struct Weights {
+    typename V::I even, odd;  // int16 pairs (w0, w2) and (w1, w3) in every int32 lane
+  };
+  static Weights weights(int32_t w) {
+    const uint32_t u = static_cast<uint32_t>(w);
+    const auto s16 = [](uint32_t byte) {
+      return static_cast<uint32_t>(static_cast<uint16_t>(static_cast<int8_t>(byte)));
+    };
+    const uint32_t even = s16(u & 0xFF) | s16((u >> 16) & 0xFF) << 16;
+    const uint32_t odd = s16((u >> 8) & 0xFF) | s16(u >> 24) << 16;
+    return {V::set1i(static_cast<int32_t>(even)), V::set1i(static_cast<int32_t>(odd))};
+  }
+  static typename V::I dot(typename V::I acc, typename V::I b, const Weights& w) {
+    const typename V::I even = V::andi(b, V::set1i(0x00FF00FF));
+    const typename V::I odd = V::template srli16<8>(b);
+    return V::addi(acc, V::addi(V::madd16(even, w.even), V::madd16(odd, w.odd)));
+  }
+};
 
 // ---- int8: BCSR<int8_t, 1, 4> x uint8 ---------------------------------------------------
 //
@@ -52,14 +77,14 @@ void apply_blocks(const uint8_t* buf, const int* colBIdx, const int8_t* values, 
     const uint8_t* b1 = buf + colBIdx[r + 1] * kBlockBytes;
     const auto w0 = word(r), w1 = word(r + 1);
     for (int q = 0; q < NV; ++q) {
-      a0[q] = V::dot(a0[q], V::load_b(b0 + q * 4 * V::W), w0);
-      a1[q] = V::dot(a1[q], V::load_b(b1 + q * 4 * V::W), w1);
+      a0[q] = V::dot(a0[q], V::load_raw(b0 + q * 4 * V::W), w0);
+      a1[q] = V::dot(a1[q], V::load_raw(b1 + q * 4 * V::W), w1);
     }
   }
   if (r < r1) {
     const uint8_t* b0 = buf + colBIdx[r] * kBlockBytes;
     const auto w0 = word(r);
-    for (int q = 0; q < NV; ++q) a0[q] = V::dot(a0[q], V::load_b(b0 + q * 4 * V::W), w0);
+    for (int q = 0; q < NV; ++q) a0[q] = V::dot(a0[q], V::load_raw(b0 + q * 4 * V::W), w0);
   }
   for (int q = 0; q < NV; ++q) acc[q] = V::addi(acc[q], V::addi(a0[q], a1[q]));
 }

@@ -12,8 +12,6 @@ namespace quire::detail {
 namespace {
 
 struct DenseZmm : Avx512 {
-  static I load_b(const uint8_t* p) { return _mm512_loadu_si512(p); }
-
   // out = the 4 x cols bytes at B (rows ldb apart; rows past `rows` and columns past
   // cols as 0) as 64 words (B[0][j], B[1][j], B[2][j], B[3][j]), j ascending over four
   // vectors. Byte and word unpacks give, in 128-bit lane L of v[u], the words of columns
