@@ -9,6 +9,7 @@
 // Internal linkage (see simd/vec_avx2.h).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "fp16/half_kernels.h"
@@ -35,7 +36,9 @@ void half_tile(const HalfKernelArgs& p) {
 #pragma GCC unroll 8
     for (int v = 0; v < NV; ++v) {
       const float* c = c0 + i * ldc + v * W;
-      acc[i][v] = !load_c ? V::zerof() : FULL ? V::loadf(c) : V::load(c, Lanes(cols - v * W));
+      acc[i][v] = !load_c ? V::zerof()
+                  : FULL  ? V::loadf(c)
+                          : V::load(c, Lanes(std::max(cols - v * W, 0)));
       if (scale_c) acc[i][v] = V::mul(acc[i][v], beta);
     }
   }
@@ -50,7 +53,7 @@ void half_tile(const HalfKernelArgs& p) {
       if (FULL)
         V::storef(c, acc[i][v]);
       else
-        V::store_masked(c, Lanes(cols - v * W), acc[i][v]);
+        V::store_masked(c, Lanes(std::max(cols - v * W, 0)), acc[i][v]);
     }
   }
 }

@@ -2,6 +2,7 @@
 // bf16 pairs widened by a mask and a shift, both into fp32 FMAs (A broadcast from memory
 // by the FMA itself) on zmm tiles of up to 14 x 32 (fp16) or 12 x 32 (bf16) elements;
 // and the vector A converters of the bf16 paths.
+#include <algorithm>
 #include <cstring>
 
 #include "fp16/tile_avx512.h"
@@ -78,7 +79,7 @@ struct Bf16FmaStep {
 // 16 elements of A from column c as fp32 bits (bf16 widened exactly, fp32 rounded to bf16
 // when `round`); lanes at or past `cols` are zero.
 __m512i load_a16(const void* src, ActType act, int64_t idx, int c, int cols, bool round) {
-  const __mmask16 m = Avx512::Lanes(cols - c).mask;
+  const __mmask16 m = Avx512::Lanes(std::max(cols - c, 0)).mask;
   if (act == ActType::bf16) {
     const __m256i h = _mm256_maskz_loadu_epi16(m, static_cast<const uint16_t*>(src) + idx);
     return _mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16);

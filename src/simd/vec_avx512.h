@@ -211,13 +211,13 @@ struct Avx512 {
     _mm_mask_storeu_epi8(p, static_cast<__mmask16>((1u << n) - 1u), x);
   }
 
-  // The first n lanes of a vector (n in [1, 16]; more is all 16, less than 1 none).
+  // The first n lanes of a vector (n in [0, 16]; more is all 16; never negative).
   struct Lanes {
     int n;
     __mmask16 mask;
 
     explicit Lanes(int count)
-        : n(count < W ? (count > 0 ? count : 0) : W),
+        : n(count < W ? count : W),
           mask(static_cast<__mmask16>(n == W ? 0xFFFFu : (1u << n) - 1u)) {}
     bool full() const { return n == W; }
   };

@@ -270,7 +270,7 @@ void add_sums(const int32_t* s, int64_t ld, int rows, int cols, int32_t* C, int6
   using Lanes = typename Vec::Lanes;
   typename Vec::I row[kBlocks][W];
   const int blocks = (cols + W - 1) / W;
-  const Lanes lanes[2] = {Lanes(cols), Lanes(cols - W)};
+  const Lanes lanes[2] = {Lanes(cols), Lanes(cols > W ? cols - W : W)};  // [1]: cols > W only
   for (int h = 0; h < blocks; ++h) {
     for (int j = 0; j < W; ++j)
       row[h][j] = W * h + j < cols ? Vec::load(s + ld * (W * h + j)) : Vec::zeroi();
