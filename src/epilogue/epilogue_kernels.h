@@ -72,7 +72,8 @@ struct EpilogueKernels {
   }
 
   // Requantization of raw values to uint8 (see RequantizeU8Args): RequantizeStep of
-  // x = (float)raw [+ fbias] and mult into [lo, 255] (clamped in float, as in round_to_u8).
+  // x = (float)raw [+ fbias] and mult into [lo, 255] (clamped in float, as in
+  // round_to_u8): x_lo_ = lo - c_zp, x_hi_ = 255 - c_zp.
   class ToU8 {
    public:
     using OutT = uint8_t;
@@ -82,7 +83,10 @@ struct EpilogueKernels {
 
     explicit ToU8(const RequantizeU8Args& a)
         : a_(a),
-          step_(a.c_zero_point, a.fuse_relu ? a.c_zero_point : 0, 255),
+          x_lo_(V::set1f(static_cast<float>((a.fuse_relu ? a.c_zero_point : 0) -
+                                            a.c_zero_point))),
+          x_hi_(V::set1f(static_cast<float>(255 - a.c_zero_point))),
+          c_zp_(V::set1i(a.c_zero_point)),
           float_bias_(a.bias_kind == BiasKind::float32) {}
 
     Columns columns(const ChunkGroups& g, int c0, const Lanes& l) const {
@@ -97,12 +101,13 @@ struct EpilogueKernels {
     void store(uint8_t* out, const Lanes& l, I raw, const Columns& c) const {
       F x = V::cvtif(raw);
       if (float_bias_) x = V::add(x, c.fbias);
-      V::store(out, l, step_(x, c.mult));
+      V::store(out, l, RequantizeStep<V>::apply(x, c.mult, x_lo_, x_hi_, c_zp_));
     }
 
    private:
     const RequantizeU8Args& a_;
-    RequantizeStep<V> step_;
+    F x_lo_, x_hi_;
+    I c_zp_;
     bool float_bias_;
   };
 
