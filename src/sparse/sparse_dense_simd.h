@@ -100,13 +100,20 @@ void requant_row(const int32_t* in, uint8_t* out, int n, const RowQ& q) {
   const F bias = V::set1f(q.bias), mult = V::set1f(q.mult);
   const I lo_pre = V::set1i(-256), hi_pre = V::set1i(511);
   const I zp = V::set1i(q.zp), lo = V::set1i(q.lo), hi = V::set1i(255);
-  for (int j = 0; j < n; j += V::W) {
-    const typename V::Lanes l(n - j);
-    I x = V::subi(V::load(in + j, l), row_off);
-    if (q.col_off != nullptr) x = V::subi(x, V::mullo(V::load(q.col_off + j, l), wzp));
+  // Columns [j, j + W) read through load (whole or the first lanes).
+  const auto lanes = [&](int j, auto load) {
+    I x = V::subi(load(in + j), row_off);
+    if (q.col_off != nullptr) x = V::subi(x, V::mullo(load(q.col_off + j), wzp));
     const F y = V::mul(V::add(V::cvtif(x), bias), mult);
     const I v = V::mini(V::maxi(V::cvtfi(y), lo_pre), hi_pre);
-    V::store(out + j, l, V::maxi(V::mini(V::addi(v, zp), hi), lo));
+    return V::maxi(V::mini(V::addi(v, zp), hi), lo);
+  };
+  int j = 0;
+  for (; j + V::W <= n; j += V::W)
+    V::store(out + j, lanes(j, [](const int32_t* p) { return V::load(p); }));
+  if (j < n) {
+    const typename V::Lanes l(n - j);
+    V::store(out + j, l, lanes(j, [&](const int32_t* p) { return V::load(p, l); }));
   }
 }
 
@@ -159,21 +166,29 @@ void int8_mm(const Int8MMArgs& a) {
 //
 // Each output row is a strip of up to four vectors; per nonzero, one broadcast and one
 // fma per vector, in CSR order (the order SparseDenseMM specifies).
-template <class V, int NV>
+template <class V, int NV, bool kFull>
 void fp32_row(const Fp32MMArgs& a, int i, int j0, int cols) {
   using F = typename V::F;
-  using Lanes = typename V::Lanes;
   F acc[NV];
   float* c = a.C + i * a.ldc + j0;
-  const Lanes last(cols - (NV - 1) * V::W), all(V::W);
-  const auto lanes = [&](int q) -> const Lanes& { return q + 1 < NV ? all : last; };
-  for (int q = 0; q < NV; ++q) acc[q] = a.accum ? V::load(c + q * V::W, lanes(q)) : V::zerof();
+  // Vector q of the strip: whole, but for the last when !kFull (decided per strip, so
+  // that the loop over nonzeros has no branch).
+  const typename V::Lanes last(cols - (NV - 1) * V::W);
+  const auto load = [&](const float* p, int q) {
+    return kFull || q + 1 < NV ? V::loadf(p) : V::load(p, last);
+  };
+  for (int q = 0; q < NV; ++q) acc[q] = a.accum ? load(c + q * V::W, q) : V::zerof();
   for (int p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
     const F v = V::set1f(a.values[p]);
     const float* b = a.B + a.col_idx[p] * a.ldb + j0;
-    for (int q = 0; q < NV; ++q) acc[q] = V::fmadd(v, V::load(b + q * V::W, lanes(q)), acc[q]);
+    for (int q = 0; q < NV; ++q) acc[q] = V::fmadd(v, load(b + q * V::W, q), acc[q]);
   }
-  for (int q = 0; q < NV; ++q) V::store(c + q * V::W, lanes(q), acc[q]);
+  for (int q = 0; q < NV; ++q) {
+    if (kFull || q + 1 < NV)
+      V::storef(c + q * V::W, acc[q]);
+    else
+      V::store(c + q * V::W, last, acc[q]);
+  }
 }
 
 template <class V>
@@ -184,10 +199,15 @@ void fp32_mm(const Fp32MMArgs& a) {
     const int nv = (cols + V::W - 1) / V::W;
     for (int i = 0; i < a.M; ++i) {
       switch (nv) {
-        case 1: fp32_row<V, 1>(a, i, j0, cols); break;
-        case 2: fp32_row<V, 2>(a, i, j0, cols); break;
-        case 3: fp32_row<V, 3>(a, i, j0, cols); break;
-        default: fp32_row<V, 4>(a, i, j0, cols); break;
+        case 1: fp32_row<V, 1, false>(a, i, j0, cols); break;
+        case 2: fp32_row<V, 2, false>(a, i, j0, cols); break;
+        case 3: fp32_row<V, 3, false>(a, i, j0, cols); break;
+        default:
+          if (cols == kStrip)
+            fp32_row<V, 4, true>(a, i, j0, cols);
+          else
+            fp32_row<V, 4, false>(a, i, j0, cols);
+          break;
       }
     }
   }

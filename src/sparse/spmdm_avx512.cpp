@@ -9,25 +9,10 @@
 namespace quire::detail {
 namespace {
 
-struct SpmdmZmm {
-  using Vec = Avx512;  // add_sums' vocabulary
-  using I = __m512i;
-  static constexpr int kLanes16 = 32;
-  // Chunks of up to 64 rows. On 120 x 512 x 1024 blocks (Zen 4) 128-row chunks were
-  // 25-40% slower at 0.1% outliers and up to 7% slower at 10%; 32-row ones about as
-  // fast at 0.1% and 35% slower at 10%.
-  static constexpr int kMaxNv = 2;
-
-  static I zero() { return _mm512_setzero_si512(); }
-  static I load(const int16_t* p) { return _mm512_load_si512(p); }
-  static void store(int32_t* p, I v) { _mm512_store_si512(p, v); }
-  // (v1, v2) as int16 in every 32-bit lane, v1 low.
-  static I weight_pair(int8_t v1, int8_t v2) { return _mm512_set1_epi32(pack_pair(v1, v2)); }
-  static I unpacklo(I a, I b) { return _mm512_unpacklo_epi16(a, b); }
-  static I unpackhi(I a, I b) { return _mm512_unpackhi_epi16(a, b); }
-  static I madd(I a, I w) { return _mm512_madd_epi16(a, w); }
-  static I add(I a, I b) { return _mm512_add_epi32(a, b); }
-};
+// Chunks of up to 64 rows. On 120 x 512 x 1024 blocks (Zen 4) 128-row chunks were
+// 25-40% slower at 0.1% outliers and up to 7% slower at 10%; 32-row ones about as
+// fast at 0.1% and 35% slower at 10%.
+using SpmdmZmm = SpmdmVectors<Avx512, 2>;
 
 // The rule's constants (SpmdmCosts, ns), fitted to both loops timed on 384 blocks on
 // Zen 4: 1 to 240 rows, 4 to 512 columns, K 64 to 32768, 0.05 to 100 nonzeros per

@@ -1,5 +1,6 @@
-// The vector loop of SpMDM, written once over a vocabulary V (SpmdmYmm in spmdm_ymm.h,
-// SpmdmZmm in spmdm_avx512.cpp) and compiled in each ISA's translation unit. Included
+// The vector loop of SpMDM, written once over SpmdmVectors<Vec, kMaxNv> (the vector
+// vocabulary Vec, simd/vec_avx2.h or vec_avx512.h, and the chunk size: SpmdmYmm in
+// spmdm_ymm.h, SpmdmZmm in spmdm_avx512.cpp) and compiled in each ISA's translation unit. Included
 // only by spmdm_avx2.cpp and spmdm_avx512.cpp; internal linkage throughout, so no
 // AVX-512 code can reach another translation unit through the linker.
 //
@@ -143,6 +144,15 @@ inline int32_t pack_pair(int8_t v1, int8_t v2) {
                               static_cast<uint32_t>(static_cast<uint16_t>(int16_t{v2})) << 16);
 }
 
+// A path of the vector loop: the vocabulary Vec (kLanes16 = 2 * Vec::W int16 rows per
+// vector) and chunks of at most kMaxNv vectors.
+template <class V, int MaxNv>
+struct SpmdmVectors {
+  using Vec = V;
+  static constexpr int kLanes16 = 2 * V::W;
+  static constexpr int kMaxNv = MaxNv;
+};
+
 // The most depth blocks (16 rows of B) there are: K <= 32768.
 constexpr int kMaxDepthBlocks = 32768 / kTransposeDepth;
 
@@ -233,30 +243,32 @@ template <class V, int NV, bool Compact>
 inline void column_sums(const int16_t* at, const UsedDepths& u, const int16_t* rowidx,
                         const int8_t* values, int32_t begin, int32_t end, int32_t* sums,
                         int64_t stride) {
+  using Vec = typename V::Vec;
+  using I = typename Vec::I;
   constexpr int VL = V::kLanes16, R = NV * VL;
-  typename V::I acc[2 * NV];
-  for (auto& x : acc) x = V::zero();
+  I acc[2 * NV];
+  for (auto& x : acc) x = Vec::zeroi();
   int32_t p = begin;
   for (; p + 1 < end; p += 2) {
     const int16_t* x1 = at + int64_t{Compact ? u.at_row(rowidx[p]) : rowidx[p]} * R;
     const int16_t* x2 = at + int64_t{Compact ? u.at_row(rowidx[p + 1]) : rowidx[p + 1]} * R;
-    const typename V::I w = V::weight_pair(values[p], values[p + 1]);
+    const I w = Vec::set1i(pack_pair(values[p], values[p + 1]));
     for (int v = 0; v < NV; ++v) {
-      const typename V::I a1 = V::load(x1 + v * VL), a2 = V::load(x2 + v * VL);
-      acc[2 * v] = V::add(acc[2 * v], V::madd(V::unpacklo(a1, a2), w));
-      acc[2 * v + 1] = V::add(acc[2 * v + 1], V::madd(V::unpackhi(a1, a2), w));
+      const I a1 = Vec::load_aligned(x1 + v * VL), a2 = Vec::load_aligned(x2 + v * VL);
+      acc[2 * v] = Vec::addi(acc[2 * v], Vec::madd16(Vec::unpacklo16(a1, a2), w));
+      acc[2 * v + 1] = Vec::addi(acc[2 * v + 1], Vec::madd16(Vec::unpackhi16(a1, a2), w));
     }
   }
   if (p < end) {  // an odd count: the last nonzero pairs with itself at weight 0
     const int16_t* x1 = at + int64_t{Compact ? u.at_row(rowidx[p]) : rowidx[p]} * R;
-    const typename V::I w = V::weight_pair(values[p], 0);
+    const I w = Vec::set1i(pack_pair(values[p], 0));
     for (int v = 0; v < NV; ++v) {
-      const typename V::I a1 = V::load(x1 + v * VL);
-      acc[2 * v] = V::add(acc[2 * v], V::madd(V::unpacklo(a1, a1), w));
-      acc[2 * v + 1] = V::add(acc[2 * v + 1], V::madd(V::unpackhi(a1, a1), w));
+      const I a1 = Vec::load_aligned(x1 + v * VL);
+      acc[2 * v] = Vec::addi(acc[2 * v], Vec::madd16(Vec::unpacklo16(a1, a1), w));
+      acc[2 * v + 1] = Vec::addi(acc[2 * v + 1], Vec::madd16(Vec::unpackhi16(a1, a1), w));
     }
   }
-  for (int m = 0; m < 2 * NV; ++m) V::store(sums + m * stride, acc[m]);
+  for (int m = 0; m < 2 * NV; ++m) Vec::store_aligned(sums + m * stride, acc[m]);
 }
 
 // C[r * ldc + j] (+)= s[j * ld + r] for r < rows <= W, j < cols <= 16 (W = Vec::W, the
@@ -273,7 +285,7 @@ void add_sums(const int32_t* s, int64_t ld, int rows, int cols, int32_t* C, int6
   const Lanes lanes[2] = {Lanes(cols), Lanes(cols > W ? cols - W : W)};  // [1]: cols > W only
   for (int h = 0; h < blocks; ++h) {
     for (int j = 0; j < W; ++j)
-      row[h][j] = W * h + j < cols ? Vec::load(s + ld * (W * h + j)) : Vec::zeroi();
+      row[h][j] = W * h + j < cols ? Vec::load_aligned(s + ld * (W * h + j)) : Vec::zeroi();
     Vec::transpose(row[h]);
   }
   if (accumulation) {
