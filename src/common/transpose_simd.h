@@ -1,9 +1,11 @@
 // The transposes of transpose.h, written once over the vector vocabulary V (Avx2 in
 // simd/vec_avx2.h, Avx512 in simd/vec_avx512.h): float tiles of V::W x V::W in V's
 // registers (V::transpose), 16-bit tiles of 8 x 8 and byte tiles of 16 x 16 in xmm
-// registers. Partial tiles at the edges load their rows' first columns (rows past the
-// edge read as zero) and store the first rows of each column, so nothing outside the
-// matrices is touched. Internal linkage (see simd/vec_avx2.h).
+// registers. Partial tiles at the edges: float ones load their rows' first columns
+// (rows past the edge read as zero) and store the first rows of each column, by opmasks
+// where V has them (V::kOpmasks), else by maskload and exact-size stores; 8- and 16-bit
+// ones likewise by byte opmasks, else element by element. Nothing outside the matrices
+// is touched. Internal linkage (see simd/vec_avx2.h).
 #pragma once
 
 #include <cstdint>
@@ -25,7 +27,12 @@ struct Transposes {
       F r[W];
       for (int k = 0; k < W; ++k) r[k] = k < rows ? V::load(s + k * ld_src, col_lanes) : V::zerof();
       V::transpose(r);
-      for (int k = 0; k < cols; ++k) V::store(d + k * ld_dst, row_lanes, r[k]);
+      for (int k = 0; k < cols; ++k) {
+        if constexpr (V::kOpmasks)
+          V::store_masked(d + k * ld_dst, row_lanes, r[k]);
+        else
+          V::store(d + k * ld_dst, row_lanes, r[k]);
+      }
     };
     tiles::for_each_tile<W>(
         M, N, src, ld_src, dst, ld_dst,
@@ -59,13 +66,17 @@ struct Transposes {
           for (int k = 0; k < T; ++k) _mm_storeu_si128(reinterpret_cast<__m128i*>(d + k * ld_dst), r[k]);
         },
         [&](const E* s, E* d, int rows, int cols) {
-          const int col_bytes = cols * static_cast<int>(sizeof(E));
-          const int row_bytes = rows * static_cast<int>(sizeof(E));
-          __m128i r[T];
-          for (int k = 0; k < T; ++k)
-            r[k] = k < rows ? V::load_first_bytes(s + k * ld_src, col_bytes) : _mm_setzero_si128();
-          transpose(r);
-          for (int k = 0; k < cols; ++k) V::store_first_bytes(d + k * ld_dst, row_bytes, r[k]);
+          if constexpr (V::kOpmasks) {
+            const auto col_mask = V::byte_mask(cols * static_cast<int>(sizeof(E)));
+            const auto row_mask = V::byte_mask(rows * static_cast<int>(sizeof(E)));
+            __m128i r[T];
+            for (int k = 0; k < T; ++k)
+              r[k] = k < rows ? V::load_bytes(s + k * ld_src, col_mask) : _mm_setzero_si128();
+            transpose(r);
+            for (int k = 0; k < cols; ++k) V::store_bytes(d + k * ld_dst, row_mask, r[k]);
+          } else {
+            tiles::scalar_tile(s, ld_src, d, ld_dst, rows, cols);
+          }
         });
   }
 };

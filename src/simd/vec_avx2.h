@@ -239,18 +239,10 @@ struct Avx2 {
     for (int k = 0; k < W; ++k) r[k] = _mm256_castps_si256(f[k]);
   }
 
-  // The first n (<= 16) bytes at p in the low bytes of an xmm, the rest 0; and the
-  // store of the first n bytes of x. AVX2 has no byte mask: through a zeroed copy.
-  static __m128i load_first_bytes(const void* p, int n) {
-    alignas(16) uint8_t b[16] = {};
-    std::memcpy(b, p, static_cast<size_t>(n));
-    return _mm_load_si128(reinterpret_cast<const __m128i*>(b));
-  }
-  static void store_first_bytes(void* p, int n, __m128i x) {
-    alignas(16) uint8_t b[16];
-    _mm_store_si128(reinterpret_cast<__m128i*>(b), x);
-    std::memcpy(p, b, static_cast<size_t>(n));
-  }
+  // No opmasks: AVX2 has no masked byte loads or stores, and its masked float store
+  // (vmaskmovps) is slow on Zen 4 (edge tiles of the transposes: exact-size stores or
+  // element by element instead, transpose_simd.h).
+  static constexpr bool kOpmasks = false;
 
   // The first n lanes of a vector (n in [0, 8]; more is all 8; never negative: a clamp
   // here made the epilogue's AVX2 code 4% slower on 32-column blocks, measured).

@@ -211,14 +211,13 @@ struct Avx512 {
     for (int k = 0; k < W; ++k) r[k] = _mm512_castps_si512(f[k]);
   }
 
-  // The first n (<= 16) bytes at p in the low bytes of an xmm, the rest 0 and not read;
-  // and the store of the first n bytes of x.
-  static __m128i load_first_bytes(const void* p, int n) {
-    return _mm_maskz_loadu_epi8(static_cast<__mmask16>((1u << n) - 1u), p);
-  }
-  static void store_first_bytes(void* p, int n, __m128i x) {
-    _mm_mask_storeu_epi8(p, static_cast<__mmask16>((1u << n) - 1u), x);
-  }
+  // Opmasks: masked loads and stores of any element size are single cheap instructions.
+  // Byte masks for xmm loads and stores of a 16-byte row's first n bytes (n <= 16):
+  // masked-off bytes read as 0 and are neither read nor written in memory.
+  static constexpr bool kOpmasks = true;
+  static __mmask16 byte_mask(int n) { return static_cast<__mmask16>((1u << n) - 1u); }
+  static __m128i load_bytes(const void* p, __mmask16 m) { return _mm_maskz_loadu_epi8(m, p); }
+  static void store_bytes(void* p, __mmask16 m, __m128i x) { _mm_mask_storeu_epi8(p, m, x); }
 
   // The first n lanes of a vector (n in [0, 16]; more is all 16; never negative).
   struct Lanes {
