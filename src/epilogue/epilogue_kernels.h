@@ -72,8 +72,8 @@ struct EpilogueKernels {
   }
 
   // Requantization of raw values to uint8 (see RequantizeU8Args): RequantizeStep of
-  // x = (float)raw [+ fbias] and mult into [lo, 255] (the same as round_to_u8):
-  // x_hi_ = 255 - c_zp, x_lo_ = lo - c_zp.
+  // x = (float)raw [+ fbias] and mult into [lo, 255], both bounds in float (the same as
+  // round_to_u8): x_lo_ = lo - c_zp, x_hi_ = 255 - c_zp.
   class ToU8 {
    public:
     using OutT = uint8_t;
@@ -83,8 +83,9 @@ struct EpilogueKernels {
 
     explicit ToU8(const RequantizeU8Args& a)
         : a_(a),
+          x_lo_(V::set1f(static_cast<float>((a.fuse_relu ? a.c_zero_point : 0) -
+                                            a.c_zero_point))),
           x_hi_(V::set1f(static_cast<float>(255 - a.c_zero_point))),
-          x_lo_(V::set1i((a.fuse_relu ? a.c_zero_point : 0) - a.c_zero_point)),
           c_zp_(V::set1i(a.c_zero_point)),
           float_bias_(a.bias_kind == BiasKind::float32) {}
 
@@ -105,8 +106,8 @@ struct EpilogueKernels {
 
    private:
     const RequantizeU8Args& a_;
-    F x_hi_;
-    I x_lo_, c_zp_;
+    F x_lo_, x_hi_;
+    I c_zp_;
     bool float_bias_;
   };
 
