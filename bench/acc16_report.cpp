@@ -7,6 +7,7 @@
 #include "json_writer.h"
 
 #include "format.h"
+#include "summary_column.h"
 #include "summary_line.h"
 
 namespace quire::bench {
@@ -34,26 +35,7 @@ std::optional<double> ratio(double x, std::optional<double> base) {
   return x / *base;
 }
 
-// Geometric mean of the values present, and the smallest of them with its shape.
-class Column {
- public:
-  void add(std::optional<double> v, const Shape& s) {
-    if (!v || !(*v > 0)) return;
-    log_sum_ += std::log(*v);
-    ++count_;
-    if (!worst_ || *v < worst_->first) worst_ = std::pair{*v, s};
-  }
-  std::optional<double> geomean() const {
-    if (count_ == 0) return std::nullopt;
-    return std::exp(log_sum_ / count_);
-  }
-  const std::optional<std::pair<double, Shape>>& worst() const { return worst_; }
-
- private:
-  double log_sum_ = 0;
-  int count_ = 0;
-  std::optional<std::pair<double, Shape>> worst_;
-};
+using Column = SummaryColumn<Shape>;
 
 struct Acc16Summary {
   Column acc16_gops, pct_peak, acc32_gops, ratio_acc32, openblas_gflops, ratio_openblas;

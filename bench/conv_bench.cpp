@@ -15,6 +15,7 @@
 #include "peak_probe.h"
 #include "machine.h"
 #include "progress.h"
+#include "summary_column.h"
 #include "summary_line.h"
 #include "thread_pool.h"
 #include "timing.h"
@@ -47,11 +48,11 @@ Run measure(ConvCase& c, void (ConvCase::*call)(), const Options& opt, CacheFlus
   return r;
 }
 
+// The summary's geomean (SummaryColumn), 0 for no values.
 double geomean(const std::vector<double>& v) {
-  if (v.empty()) return 0;
-  double s = 0;
-  for (double x : v) s += std::log(x);
-  return std::exp(s / double(v.size()));
+  SummaryColumn<> c;
+  for (double x : v) c.add(x);
+  return c.geomean().value_or(0);
 }
 
 std::string check_text(const Row& r) {

@@ -5,6 +5,7 @@
 
 #include "format.h"
 #include "half_bench.h"
+#include "summary_column.h"
 #include "summary_line.h"
 
 namespace quire::bench {
@@ -29,25 +30,6 @@ std::optional<double> ratio(double x, const std::optional<HalfRun>& base) {
   if (!base) return std::nullopt;
   return x / base->gflops;
 }
-
-
-// Geometric mean of the values present (nullopt when none are).
-class Geomean {
- public:
-  void add(std::optional<double> v) {
-    if (!v || !(*v > 0)) return;
-    log_sum_ += std::log(*v);
-    ++count_;
-  }
-  std::optional<double> value() const {
-    if (count_ == 0) return std::nullopt;
-    return std::exp(log_sum_ / count_);
-  }
-
- private:
-  double log_sum_ = 0;
-  int count_ = 0;
-};
 
 // The columns of one row, shared by the table, the summary, CSV and JSON.
 struct Columns {
@@ -110,7 +92,7 @@ void print_half_row(std::FILE* out, const HalfRunInfo& info, const HalfShapeResu
 
 void print_half_summary(std::FILE* out, const HalfRunInfo& info,
                         const std::vector<HalfShapeResult>& results) {
-  Geomean g[7];
+  SummaryColumn<> g[7];
   std::optional<double> worst_x_openblas;
   int failed = 0;
   for (const HalfShapeResult& r : results) {
@@ -124,8 +106,8 @@ void print_half_summary(std::FILE* out, const HalfRunInfo& info,
   }
   std::fprintf(out, "%-14s %8s %9s", "geomean", "", "");
   print_columns(out, info,
-                {g[0].value(), g[1].value(), g[2].value(), g[3].value(), g[4].value(),
-                 g[5].value(), g[6].value()});
+                {g[0].geomean(), g[1].geomean(), g[2].geomean(), g[3].geomean(), g[4].geomean(),
+                 g[5].geomean(), g[6].geomean()});
   std::fprintf(out, "\n");
   if (worst_x_openblas) std::fprintf(out, "worst x OpenBLAS %.2f\n", *worst_x_openblas);
   if (failed) {
@@ -138,9 +120,9 @@ void print_half_summary(std::FILE* out, const HalfRunInfo& info,
       .add("kernels", info.kernels)
       .add("threads", static_cast<long long>(info.threads))
       .add("shapes", static_cast<long long>(results.size()))
-      .add("geomean_gflops", g[0].value(), 1)
-      .add("pct_peak", g[1].value(), 1)
-      .add("x_openblas", g[6].value(), 2)
+      .add("geomean_gflops", g[0].geomean(), 1)
+      .add("pct_peak", g[1].geomean(), 1)
+      .add("x_openblas", g[6].geomean(), 2)
       .add("worst_x_openblas", worst_x_openblas, 2)
       .add("checks", std::string(failed ? "FAILED" : "within_bound"))
       .print(out);

@@ -3,6 +3,7 @@
 
 #include "format.h"
 #include "int4_bench.h"
+#include "summary_column.h"
 #include "summary_line.h"
 
 namespace quire::bench {
@@ -26,23 +27,6 @@ Columns columns(const Int4RunInfo& info, const Int4ShapeResult& r) {
   if (r.sgemm_s) c.x_sgemm = *r.sgemm_s / r.int4_s;
   return c;
 }
-
-class Geomean {
- public:
-  void add(std::optional<double> v) {
-    if (!v || !(*v > 0)) return;
-    log_sum_ += std::log(*v);
-    ++count_;
-  }
-  std::optional<double> value() const {
-    if (count_ == 0) return std::nullopt;
-    return std::exp(log_sum_ / count_);
-  }
-
- private:
-  double log_sum_ = 0;
-  int count_ = 0;
-};
 
 // The int4 result against the product with the 4-bit weights themselves (so only the
 // int8 activations are off, by ~1%): further than this means a broken kernel.
@@ -107,7 +91,7 @@ void print_int4_csv(std::FILE* out, const Int4RunInfo& info, const std::vector<I
 }
 
 int print_int4_summary(std::FILE* out, const Int4RunInfo& info, const std::vector<Int4ShapeResult>& rs) {
-  Geomean all_gops, m1_bw, m1_x_int8, big_peak;
+  SummaryColumn<> all_gops, m1_bw, m1_x_int8, big_peak;
   bool failed = false;
   for (const Int4ShapeResult& r : rs) {
     const Columns c = columns(info, r);
@@ -122,18 +106,18 @@ int print_int4_summary(std::FILE* out, const Int4RunInfo& info, const std::vecto
   std::fprintf(out,
                "\nM = 1: %s%% of the level's read bandwidth, %sx quire's int8 path (geomean); "
                "M >= 64: %s%% of the vpdpbusd peak\n",
-               format_number(m1_bw.value(), 1).c_str(), format_number(m1_x_int8.value(), 2).c_str(),
-               format_number(big_peak.value(), 1).c_str());
+               format_number(m1_bw.geomean(), 1).c_str(), format_number(m1_x_int8.geomean(), 2).c_str(),
+               format_number(big_peak.geomean(), 1).c_str());
   SummaryLine()
       .add("mode", std::string("int4"))
       .add("isa", info.isa)
       .add("threads", static_cast<long long>(info.threads))
       .add("flush", std::string(info.flush ? "yes" : "no"))
       .add("shapes", static_cast<long long>(rs.size()))
-      .add("geomean_gops", all_gops.value(), 1)
-      .add("m1_pct_bw", m1_bw.value(), 1)
-      .add("m1_x_int8", m1_x_int8.value(), 2)
-      .add("m64_pct_peak", big_peak.value(), 1)
+      .add("geomean_gops", all_gops.geomean(), 1)
+      .add("m1_pct_bw", m1_bw.geomean(), 1)
+      .add("m1_x_int8", m1_x_int8.geomean(), 2)
+      .add("m64_pct_peak", big_peak.geomean(), 1)
       .add("checks", std::string(failed ? "FAILED" : "ok"))
       .print(out);
   return failed ? 1 : 0;

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "format.h"
+#include "summary_column.h"
 
 namespace quire::bench {
 namespace {
@@ -56,19 +57,13 @@ std::string check_string(const ShapeResult& r) {
 
 Summary summarize(const RunInfo& info, const std::vector<ShapeResult>& results) {
   Summary s;
-  // Geomean of a column over the shapes that have it, and its smallest value.
+  // A column's geomean over the shapes that have it, and its smallest value.
   auto column = [&](auto get, std::optional<double>& mean,
                     std::optional<Summary::Worst>* worst = nullptr) {
-    double log_sum = 0;
-    int n = 0;
-    for (const ShapeResult& r : results) {
-      const std::optional<double> v = get(r);
-      if (!v || !(*v > 0)) continue;
-      log_sum += std::log(*v);
-      ++n;
-      if (worst && (!*worst || *v < (*worst)->value)) *worst = Summary::Worst{*v, r.shape};
-    }
-    if (n) mean = std::exp(log_sum / n);
+    SummaryColumn<Shape> c;
+    for (const ShapeResult& r : results) c.add(get(r), r.shape);
+    mean = c.geomean();
+    if (worst && c.worst()) *worst = Summary::Worst{c.worst()->first, c.worst()->second};
   };
   column([](const ShapeResult& r) { return std::optional<double>(r.quire.gops); },
          s.quire_gops);

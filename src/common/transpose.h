@@ -13,8 +13,8 @@ namespace quire::detail {
                        uint16_t* dst, int64_t ld_dst);                                      \
   void transpose_##isa(int64_t M, int64_t N, const uint8_t* src, int64_t ld_src,            \
                        uint8_t* dst, int64_t ld_dst);
-QUIRE_TRANSPOSE_DECL(avx2)    // 8 x 8 (32- and 16-bit) and 16 x 16 (8-bit) tiles
-QUIRE_TRANSPOSE_DECL(avx512)  // 16 x 16 zmm tiles (32-bit), masked edges
+QUIRE_TRANSPOSE_DECL(avx2)    // 8 x 8 (32- and 16-bit) and 16 x 16 (8-bit) tiles (transpose_simd.h)
+QUIRE_TRANSPOSE_DECL(avx512)  // 16 x 16 zmm tiles (32-bit), else as avx2
 #undef QUIRE_TRANSPOSE_DECL
 
 }  // namespace quire::detail

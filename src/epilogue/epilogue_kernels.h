@@ -1,7 +1,6 @@
-// The vectorized output-pipeline routines, written once over an epilogue vector
-// vocabulary V (EpilogueAvx2 in simd_avx2.h, EpilogueAvx512 in simd_avx512.h) and
-// compiled in each ISA's translation unit, which builds its table with
-// make_epilogue_table<V>(). Formulas and conventions in quire/detail/Epilogue.h; every
+// The vectorized output-pipeline routines, written once over the vector vocabulary V
+// (Avx2 in simd/vec_avx2.h, Avx512 in simd/vec_avx512.h) and compiled in each ISA's
+// translation unit, which builds its table with make_epilogue_table<V>(). Formulas and conventions in quire/detail/Epilogue.h; every
 // result is bit-identical to the portable routines (same operations in the same order,
 // round half to even).
 //
@@ -12,12 +11,13 @@
 // with many rows), is instead walked V::W elements at a time, several rows per vector,
 // with the per-column values repeated across the vector.
 //
-// Internal linkage throughout (see simd_avx512.h).
+// Internal linkage throughout (see simd/vec_avx2.h).
 #pragma once
 
 #include <cstdint>
 
 #include "quire/detail/Epilogue.h"
+#include "simd/requantize.h"
 
 namespace quire::detail {
 namespace {
@@ -71,9 +71,9 @@ struct EpilogueKernels {
     return V::gather(a, g.idx, l);
   }
 
-  // Requantization of raw values to uint8 (see RequantizeU8Args):
-  // x = (float)raw [+ fbias] * mult, clamped to [lo - c_zp, 255 - c_zp] in float (as in
-  // round_to_u8), then rounded half to even and shifted by c_zp into [lo, 255].
+  // Requantization of raw values to uint8 (see RequantizeU8Args): RequantizeStep of
+  // x = (float)raw [+ fbias] and mult into [lo, 255], both bounds in float (the same as
+  // round_to_u8): x_lo_ = lo - c_zp, x_hi_ = 255 - c_zp.
   class ToU8 {
    public:
     using OutT = uint8_t;
@@ -101,9 +101,7 @@ struct EpilogueKernels {
     void store(uint8_t* out, const Lanes& l, I raw, const Columns& c) const {
       F x = V::cvtif(raw);
       if (float_bias_) x = V::add(x, c.fbias);
-      x = V::mul(x, c.mult);
-      x = V::max(V::min(x, x_hi_), x_lo_);
-      V::store(out, l, V::addi(V::cvtfi(x), c_zp_));
+      V::store(out, l, RequantizeStep<V>::apply(x, c.mult, x_hi_, x_lo_, c_zp_));
     }
 
    private:

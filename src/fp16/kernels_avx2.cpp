@@ -4,20 +4,15 @@
 #include <cstdint>
 #include <utility>
 
-#include "common/intrinsics.h"
 #include "fp16/half_kernels.h"
+#include "fp16/half_tile.h"
 #include "quire/FloatConversion.h"
+#include "simd/vec_avx2.h"
 
 namespace quire::detail {
 namespace {
 
-constexpr int kYmmLanes = 8;
-
-// vmaskmovps mask of the first n lanes (all lanes when n >= 8, none when n <= 0).
-__m256i lane_mask(int n) {
-  const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), iota);
-}
+constexpr int kYmmLanes = Avx2::W;
 
 // Prefetches the 64-byte lines at pf of the tile's NV vectors (vector_bytes each,
 // consecutive within one panel).
@@ -27,48 +22,6 @@ void prefetch_b(const uint16_t* pf, int vector_bytes) {
   for (int v = 0; v < NV; ++v) {
     if (v * vector_bytes % 64 == 0)
       _mm_prefetch(reinterpret_cast<const char*>(pf) + v * vector_bytes, _MM_HINT_T0);
-  }
-}
-
-// As in tile_avx512.h: Step::run adds the block's K steps to acc, which stays in
-// registers (MR * NV + NV + 1 <= 16).
-template <class Step, int MR, int NV, bool FULL>
-void ymm_tile(const HalfKernelArgs& p) {
-  __m256 acc[MR][NV];
-  __m256i mask[NV];
-#pragma GCC unroll 4
-  for (int v = 0; v < NV; ++v) mask[v] = lane_mask(FULL ? kYmmLanes : p.cols - v * kYmmLanes);
-
-  // acc = beta == 0 ? 0 : beta * C  (beta == 1 skips the exact multiply). Locals, as
-  // stores to C could alias the arguments as far as the compiler knows.
-  float* const c0 = p.c;
-  const int64_t ldc = p.ldc;
-  const bool load_c = p.beta != 0.0f, scale_c = load_c && p.beta != 1.0f;
-  const __m256 beta = _mm256_set1_ps(p.beta);
-#pragma GCC unroll 6
-  for (int i = 0; i < MR; ++i) {
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) {
-      const float* c = c0 + i * ldc + v * kYmmLanes;
-      acc[i][v] = !load_c ? _mm256_setzero_ps()
-                  : FULL  ? _mm256_loadu_ps(c)
-                          : _mm256_maskload_ps(c, mask[v]);
-      if (scale_c) acc[i][v] = _mm256_mul_ps(acc[i][v], beta);
-    }
-  }
-
-  Step::template run<MR, NV>(acc, p);
-
-#pragma GCC unroll 6
-  for (int i = 0; i < MR; ++i) {
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) {
-      float* c = c0 + i * ldc + v * kYmmLanes;
-      if (FULL)
-        _mm256_storeu_ps(c, acc[i][v]);
-      else
-        _mm256_maskstore_ps(c, mask[v], acc[i][v]);
-    }
   }
 }
 
@@ -140,25 +93,14 @@ constexpr HalfKernelSet ymm_set(const char* name, HalfType weights, AFormat fmt,
                                 ConvertAFn convert) {
   HalfKernelSet s{name, weights, fmt, MaxMr, mcb, {}, {}, convert};
   [&]<int... R>(std::integer_sequence<int, R...>) {
-    ((s.main[R + 1] = HalfTile{&ymm_tile<Step, R + 1, ymm_vectors(R + 1), true>,
+    ((s.main[R + 1] = HalfTile{&half_tile<Avx2, Step, R + 1, ymm_vectors(R + 1), true>,
                                kYmmLanes * ymm_vectors(R + 1)}),
      ...);
-    ((s.edge[R + 1] = HalfTile{&ymm_tile<Step, R + 1, ymm_vectors(R + 1), false>,
+    ((s.edge[R + 1] = HalfTile{&half_tile<Avx2, Step, R + 1, ymm_vectors(R + 1), false>,
                                kYmmLanes * ymm_vectors(R + 1)}),
      ...);
   }(std::make_integer_sequence<int, MaxMr>{});
   return s;
-}
-
-// 8 fp32 values rounded to bf16 (low 16 bits cleared), as float_to_bfloat16_rne does.
-__m256i round_to_bf16(__m256i x) {
-  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
-  const __m256i r = _mm256_add_epi32(x, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7FFF)));
-  const __m256i abs = _mm256_and_si256(x, _mm256_set1_epi32(0x7FFFFFFF));
-  const __m256i nan = _mm256_cmpgt_epi32(abs, _mm256_set1_epi32(0x7F800000));
-  const __m256i quiet = _mm256_or_si256(x, _mm256_set1_epi32(0x00400000));
-  return _mm256_and_si256(_mm256_blendv_epi8(r, quiet, nan),
-                          _mm256_set1_epi32(static_cast<int>(0xFFFF0000u)));
 }
 
 void convert_a_f32_pairs(const void* src, ActType act, int64_t ld, int rows, int cols,
@@ -170,7 +112,7 @@ void convert_a_f32_pairs(const void* src, ActType act, int64_t ld, int rows, int
       const float* in = static_cast<const float*>(src) + r * ld;
       for (; c + kYmmLanes <= cols; c += kYmmLanes) {
         const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + c));
-        _mm256_storeu_ps(out + c, _mm256_castsi256_ps(round_to_bf16(x)));
+        _mm256_storeu_ps(out + c, _mm256_castsi256_ps(Avx2::round_to_bf16(x)));
       }
     }
     // The rest (and bf16 A, a plain widening) element by element.

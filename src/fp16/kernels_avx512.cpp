@@ -2,6 +2,7 @@
 // bf16 pairs widened by a mask and a shift, both into fp32 FMAs (A broadcast from memory
 // by the FMA itself) on zmm tiles of up to 14 x 32 (fp16) or 12 x 32 (bf16) elements;
 // and the vector A converters of the bf16 paths.
+#include <algorithm>
 #include <cstring>
 
 #include "fp16/tile_avx512.h"
@@ -75,27 +76,16 @@ struct Bf16FmaStep {
   }
 };
 
-// fp32 bits rounded to bf16, round to nearest even, low 16 bits cleared; NaN keeps its
-// top bits and gets the quiet bit. The same formula as float_to_bfloat16_rne.
-__m512i round_to_bf16(__m512i x) {
-  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(1));
-  __m512i r = _mm512_add_epi32(x, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7FFF)));
-  const __m512i abs = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFFFFFF));
-  const __mmask16 nan = _mm512_cmpgt_epu32_mask(abs, _mm512_set1_epi32(0x7F800000));
-  r = _mm512_mask_or_epi32(r, nan, x, _mm512_set1_epi32(0x00400000));
-  return _mm512_and_si512(r, _mm512_set1_epi32(static_cast<int>(0xFFFF0000u)));
-}
-
 // 16 elements of A from column c as fp32 bits (bf16 widened exactly, fp32 rounded to bf16
 // when `round`); lanes at or past `cols` are zero.
 __m512i load_a16(const void* src, ActType act, int64_t idx, int c, int cols, bool round) {
-  const __mmask16 m = lane_mask(cols - c);
+  const __mmask16 m = Avx512::Lanes(std::max(cols - c, 0)).mask;
   if (act == ActType::bf16) {
     const __m256i h = _mm256_maskz_loadu_epi16(m, static_cast<const uint16_t*>(src) + idx);
     return _mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16);
   }
   const __m512i x = _mm512_maskz_loadu_epi32(m, static_cast<const float*>(src) + idx);
-  return round ? round_to_bf16(x) : x;
+  return round ? Avx512::round_to_bf16(x) : x;
 }
 
 void convert_a_f32_pairs(const void* src, ActType act, int64_t ld, int rows, int cols,
@@ -104,7 +94,7 @@ void convert_a_f32_pairs(const void* src, ActType act, int64_t ld, int rows, int
     float* out = static_cast<float*>(dst) + r * ld_dst;
     for (int c = 0; c < cols_pad; c += kZmmLanes) {
       const __m512i x = load_a16(src, act, r * ld + c, c, cols, true);
-      _mm512_mask_storeu_ps(out + c, lane_mask(cols_pad - c), _mm512_castsi512_ps(x));
+      Avx512::store_masked(out + c, Avx512::Lanes(cols_pad - c), _mm512_castsi512_ps(x));
     }
   }
 }
@@ -123,7 +113,7 @@ void convert_a_bf16_pairs_avx512(const void* src, ActType act, int64_t ld, int r
     for (int c = 0; c < cols_pad; c += kZmmLanes) {
       const __m512i x = load_a16(src, act, r * ld + c, c, cols, true);
       const __m256i h = _mm512_cvtepi32_epi16(_mm512_srli_epi32(x, 16));
-      _mm256_mask_storeu_epi16(out + c, lane_mask(cols_pad - c), h);
+      _mm256_mask_storeu_epi16(out + c, Avx512::Lanes(cols_pad - c).mask, h);
     }
   }
 }

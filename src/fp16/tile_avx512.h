@@ -1,6 +1,6 @@
-// The AVX-512 tile skeleton of the half-precision-weight kernels: fp32 accumulators for
-// MR rows x NV zmm vectors of 16 columns, C loaded and stored by lane masks, and the
-// K loop of a step policy in between. Included only by AVX-512 translation units.
+// The AVX-512 pieces of the half-precision-weight kernels: the FMA with an embedded
+// broadcast, prefetching, and the table of half_tile<Avx512> instances (half_tile.h).
+// Included only by AVX-512 translation units.
 //
 // Everything here is in an unnamed namespace: each including file compiles its own copy
 // with its own flags, so the linker never merges an instance built for a wider
@@ -10,18 +10,14 @@
 #include <cstdint>
 #include <utility>
 
-#include "common/intrinsics.h"
 #include "fp16/half_kernels.h"
+#include "fp16/half_tile.h"
+#include "simd/vec_avx512.h"
 
 namespace quire::detail {
 namespace {
 
-constexpr int kZmmLanes = 16;
-
-__mmask16 lane_mask(int n) {
-  if (n >= kZmmLanes) return 0xFFFF;
-  return n <= 0 ? 0 : static_cast<__mmask16>((1u << n) - 1u);
-}
+constexpr int kZmmLanes = Avx512::W;
 
 // Prefetches the 64-byte lines at pf + off[v] of the NV vectors (vector_bytes each).
 template <int NV>
@@ -43,50 +39,6 @@ inline __m512 fma_broadcast(__m512 acc, __m512 w, const float* a) {
   return acc;
 }
 
-// Step policies provide
-//   template <int MR, int NV> static void run(__m512 (&acc)[MR][NV], const HalfKernelArgs&)
-// which adds the block's K steps to the accumulators. Inlined into zmm_tile, the array
-// stays in registers: MR * NV + NV (weights) <= 32, A coming from memory.
-template <class Step, int MR, int NV, bool FULL>
-void zmm_tile(const HalfKernelArgs& p) {
-  __m512 acc[MR][NV];
-  __mmask16 mask[NV];
-#pragma GCC unroll 8
-  for (int v = 0; v < NV; ++v) mask[v] = FULL ? 0xFFFF : lane_mask(p.cols - v * kZmmLanes);
-
-  // acc = beta == 0 ? 0 : beta * C  (beta == 1 skips the exact multiply). Locals, as
-  // stores to C could alias the arguments as far as the compiler knows.
-  float* const c0 = p.c;
-  const int64_t ldc = p.ldc;
-  const bool load_c = p.beta != 0.0f, scale_c = load_c && p.beta != 1.0f;
-  const __m512 beta = _mm512_set1_ps(p.beta);
-#pragma GCC unroll 14
-  for (int i = 0; i < MR; ++i) {
-#pragma GCC unroll 8
-    for (int v = 0; v < NV; ++v) {
-      const float* c = c0 + i * ldc + v * kZmmLanes;
-      acc[i][v] = !load_c ? _mm512_setzero_ps()
-                  : FULL  ? _mm512_loadu_ps(c)
-                          : _mm512_maskz_loadu_ps(mask[v], c);
-      if (scale_c) acc[i][v] = _mm512_mul_ps(acc[i][v], beta);
-    }
-  }
-
-  Step::template run<MR, NV>(acc, p);
-
-#pragma GCC unroll 14
-  for (int i = 0; i < MR; ++i) {
-#pragma GCC unroll 8
-    for (int v = 0; v < NV; ++v) {
-      float* c = c0 + i * ldc + v * kZmmLanes;
-      if (FULL)
-        _mm512_storeu_ps(c, acc[i][v]);
-      else
-        _mm512_mask_storeu_ps(c, mask[v], acc[i][v]);
-    }
-  }
-}
-
 // Vectors per main tile by its rows: at least 8 independent accumulator chains (an FMA
 // has 4 cycles of latency and up to 2 issue per cycle), so one-row tiles span 4 panels.
 constexpr int zmm_vectors(int mr) { return mr == 1 ? 8 : mr <= 3 ? 4 : 2; }
@@ -97,10 +49,10 @@ constexpr HalfKernelSet zmm_set(const char* name, HalfType weights, AFormat fmt,
                                 ConvertAFn convert) {
   HalfKernelSet s{name, weights, fmt, MaxMr, mcb, {}, {}, convert};
   [&]<int... R>(std::integer_sequence<int, R...>) {
-    ((s.main[R + 1] = HalfTile{&zmm_tile<Step, R + 1, zmm_vectors(R + 1), true>,
+    ((s.main[R + 1] = HalfTile{&half_tile<Avx512, Step, R + 1, zmm_vectors(R + 1), true>,
                                kZmmLanes * zmm_vectors(R + 1)}),
      ...);
-    ((s.edge[R + 1] = HalfTile{&zmm_tile<Step, R + 1, 2, false>, kHalfPanel}), ...);
+    ((s.edge[R + 1] = HalfTile{&half_tile<Avx512, Step, R + 1, 2, false>, kHalfPanel}), ...);
   }(std::make_integer_sequence<int, MaxMr>{});
   return s;
 }

@@ -1,5 +1,5 @@
 // kQuantAvx2: the quantization kernels of simd_kernels.h on AVX2 + FMA + F16C, 8 lanes.
-#include "quant/simd_avx2.h"
+#include "simd/vec_avx2.h"
 #include "quant/simd_kernels.h"
 
 namespace quire::detail {

@@ -1,5 +1,5 @@
 // kQuantAvx512: the quantization kernels of simd_kernels.h on AVX-512 F/BW/VL/DQ, 16 lanes.
-#include "quant/simd_avx512.h"
+#include "simd/vec_avx512.h"
 #include "quant/simd_kernels.h"
 
 namespace quire::detail {

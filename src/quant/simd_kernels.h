@@ -1,9 +1,9 @@
-// The quantization kernels, written once over a vector vocabulary V (Avx2 in
-// simd_avx2.h, Avx512 in simd_avx512.h) and compiled in each ISA's translation unit.
+// The quantization kernels, written once over the vector vocabulary V (Avx2 in
+// simd/vec_avx2.h, Avx512 in simd/vec_avx512.h) and compiled in each ISA's translation unit.
 // Every kernel computes the formula of quire/detail/QuantKernels.h lane by lane, with
 // the same float operations in the same order as the scalar form, so each table gives
 // the bits kQuantPortable gives. Tails (len % W elements) run through the same vector
-// code on padded stack buffers. Internal linkage throughout (see simd_avx512.h).
+// code on padded stack buffers. Internal linkage throughout (see simd/vec_avx2.h).
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "quire/detail/QuantKernels.h"
+#include "simd/requantize.h"
 
 // The per-vector lambdas must inline into their loops: an outlined one costs a call
 // and a vector spill per W elements.
@@ -239,12 +240,10 @@ void requantize(const int32_t* src, T* dst, int64_t len, const RequantizeArgs& a
   constexpr int64_t kExact = int64_t{1} << 24;  // integers up to here are floats
   if (lo >= -kExact && hi <= kExact) {
     // zero_point + clamp(nearbyint(v), qmin - zp, qmax - zp), the same as clamping the
-    // sum; the clamp and rounding as in QuantizeLanes (NaN -> INT32_MIN -> lo).
-    const typename V::F h = V::set1f(static_cast<float>(hi));
-    const typename V::I l = V::set1i(static_cast<int32_t>(lo)), z = V::set1i(a.zero_point);
+    // sum (the multiplier is finite, so v is never NaN).
+    const RequantizeStep<V> step(a.zero_point, a.qmin, a.qmax);
     store_lanes<V>(src, dst, len, 0, [&](const int32_t* in) QUIRE_ALWAYS_INLINE {
-      const typename V::F v = V::mul(V::cvtif(V::load(in)), m);
-      return V::addi(V::maxi(V::cvtfi(V::min(h, v)), l), z);
+      return step(V::cvtif(V::load(in)), m);
     });
   } else {
     store_lanes<V>(src, dst, len, 0, [&](const int32_t* in) QUIRE_ALWAYS_INLINE {

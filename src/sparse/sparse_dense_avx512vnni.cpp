@@ -16,6 +16,6 @@ struct ZmmVnni : DenseZmm {
 }  // namespace
 
 constinit const SparseDenseKernels kSparseDenseAvx512Vnni = {
-    &int8_mm<ZmmVnni>, &fp32_mm<ZmmVnni>, &ZmmVnni::requant_row};
+    &int8_mm<ZmmVnni>, &fp32_mm<ZmmVnni>, &requant_row<ZmmVnni>};
 
 }  // namespace quire::detail

@@ -1,5 +1,6 @@
-// The vector loop of SpMDM, written once over a vocabulary V (SpmdmYmm in spmdm_ymm.h,
-// SpmdmZmm in spmdm_avx512.cpp) and compiled in each ISA's translation unit. Included
+// The vector loop of SpMDM, written once over SpmdmVectors<Vec, kMaxNv> (the vector
+// vocabulary Vec, simd/vec_avx2.h or vec_avx512.h, and the chunk size: SpmdmYmm in
+// spmdm_ymm.h, SpmdmZmm in spmdm_avx512.cpp) and compiled in each ISA's translation unit. Included
 // only by spmdm_avx2.cpp and spmdm_avx512.cpp; internal linkage throughout, so no
 // AVX-512 code can reach another translation unit through the linker.
 //
@@ -16,7 +17,7 @@
 //    pairs with itself at weight 0. The accumulators go to sums, kGroupColumns columns
 //    of R int32 each.
 // 3. per kGroupColumns columns: 8 x 8 (ymm) or 16 x 16 (zmm) int32 transposes of sums
-//    (V::add_sums) give pieces of rows of C, added to C (or stored) by row vectors, rows
+//    (add_sums over V::Vec, the vector vocabulary) give pieces of rows of C, added to C (or stored) by row vectors, rows
 //    outer: walking down a column of C instead (ldc apart, often a power of two) maps
 //    every line to the same few L1 sets and costs up to 4x as much.
 // All int32 arithmetic wraps (vpaddd), which is the modulo-2^32 accumulation SpMDM
@@ -143,6 +144,15 @@ inline int32_t pack_pair(int8_t v1, int8_t v2) {
                               static_cast<uint32_t>(static_cast<uint16_t>(int16_t{v2})) << 16);
 }
 
+// A path of the vector loop: the vocabulary Vec (kLanes16 = 2 * Vec::W int16 rows per
+// vector) and chunks of at most kMaxNv vectors.
+template <class V, int MaxNv>
+struct SpmdmVectors {
+  using Vec = V;
+  static constexpr int kLanes16 = 2 * V::W;
+  static constexpr int kMaxNv = MaxNv;
+};
+
 // The most depth blocks (16 rows of B) there are: K <= 32768.
 constexpr int kMaxDepthBlocks = 32768 / kTransposeDepth;
 
@@ -233,30 +243,60 @@ template <class V, int NV, bool Compact>
 inline void column_sums(const int16_t* at, const UsedDepths& u, const int16_t* rowidx,
                         const int8_t* values, int32_t begin, int32_t end, int32_t* sums,
                         int64_t stride) {
+  using Vec = typename V::Vec;
+  using I = typename Vec::I;
   constexpr int VL = V::kLanes16, R = NV * VL;
-  typename V::I acc[2 * NV];
-  for (auto& x : acc) x = V::zero();
+  I acc[2 * NV];
+  for (auto& x : acc) x = Vec::zeroi();
   int32_t p = begin;
   for (; p + 1 < end; p += 2) {
     const int16_t* x1 = at + int64_t{Compact ? u.at_row(rowidx[p]) : rowidx[p]} * R;
     const int16_t* x2 = at + int64_t{Compact ? u.at_row(rowidx[p + 1]) : rowidx[p + 1]} * R;
-    const typename V::I w = V::weight_pair(values[p], values[p + 1]);
+    const I w = Vec::set1i(pack_pair(values[p], values[p + 1]));
     for (int v = 0; v < NV; ++v) {
-      const typename V::I a1 = V::load(x1 + v * VL), a2 = V::load(x2 + v * VL);
-      acc[2 * v] = V::add(acc[2 * v], V::madd(V::unpacklo(a1, a2), w));
-      acc[2 * v + 1] = V::add(acc[2 * v + 1], V::madd(V::unpackhi(a1, a2), w));
+      const I a1 = Vec::load_aligned(x1 + v * VL), a2 = Vec::load_aligned(x2 + v * VL);
+      acc[2 * v] = Vec::addi(acc[2 * v], Vec::madd16(Vec::unpacklo16(a1, a2), w));
+      acc[2 * v + 1] = Vec::addi(acc[2 * v + 1], Vec::madd16(Vec::unpackhi16(a1, a2), w));
     }
   }
   if (p < end) {  // an odd count: the last nonzero pairs with itself at weight 0
     const int16_t* x1 = at + int64_t{Compact ? u.at_row(rowidx[p]) : rowidx[p]} * R;
-    const typename V::I w = V::weight_pair(values[p], 0);
+    const I w = Vec::set1i(pack_pair(values[p], 0));
     for (int v = 0; v < NV; ++v) {
-      const typename V::I a1 = V::load(x1 + v * VL);
-      acc[2 * v] = V::add(acc[2 * v], V::madd(V::unpacklo(a1, a1), w));
-      acc[2 * v + 1] = V::add(acc[2 * v + 1], V::madd(V::unpackhi(a1, a1), w));
+      const I a1 = Vec::load_aligned(x1 + v * VL);
+      acc[2 * v] = Vec::addi(acc[2 * v], Vec::madd16(Vec::unpacklo16(a1, a1), w));
+      acc[2 * v + 1] = Vec::addi(acc[2 * v + 1], Vec::madd16(Vec::unpackhi16(a1, a1), w));
     }
   }
-  for (int m = 0; m < 2 * NV; ++m) V::store(sums + m * stride, acc[m]);
+  for (int m = 0; m < 2 * NV; ++m) Vec::store_aligned(sums + m * stride, acc[m]);
+}
+
+// C[r * ldc + j] (+)= s[j * ld + r] for r < rows <= W, j < cols <= 16 (W = Vec::W, the
+// int32 sums per accumulator): W x W int32 transposes (Vec::transpose) of 16 / W column
+// blocks, then every load of C before the first store. Columns of s at or past cols are
+// not read.
+template <class Vec>
+void add_sums(const int32_t* s, int64_t ld, int rows, int cols, int32_t* C, int64_t ldc,
+              bool accumulation) {
+  constexpr int W = Vec::W, kBlocks = 16 / W;
+  using Lanes = typename Vec::Lanes;
+  typename Vec::I row[kBlocks][W];
+  const int blocks = (cols + W - 1) / W;
+  const Lanes lanes[2] = {Lanes(cols), Lanes(cols > W ? cols - W : W)};  // [1]: cols > W only
+  for (int h = 0; h < blocks; ++h) {
+    for (int j = 0; j < W; ++j)
+      row[h][j] = W * h + j < cols ? Vec::load_aligned(s + ld * (W * h + j)) : Vec::zeroi();
+    Vec::transpose(row[h]);
+  }
+  if (accumulation) {
+    for (int r = 0; r < rows; ++r) {
+      for (int h = 0; h < blocks; ++h)
+        row[h][r] = Vec::addi(row[h][r], Vec::load(C + r * ldc + W * h, lanes[h]));
+    }
+  }
+  for (int r = 0; r < rows; ++r) {
+    for (int h = 0; h < blocks; ++h) Vec::store(C + r * ldc + W * h, lanes[h], row[h][r]);
+  }
 }
 
 // The block's rows [i0, i0 + rows), rows <= NV * VL, from their transposed chunk.
@@ -278,7 +318,7 @@ void spmdm_chunk(const SpmdmArgs& a, int i0, int rows, const UsedDepths& u, cons
     for (int r0 = 0; r0 < rows; r0 += S) {
       const int32_t* s = sums + r0;
       for (int c0 = 0; c0 < cols; c0 += 16)
-        V::add_sums(s + c0 * R, R, std::min(S, rows - r0), std::min(16, cols - c0),
+        add_sums<typename V::Vec>(s + c0 * R, R, std::min(S, rows - r0), std::min(16, cols - c0),
                     C0 + r0 * a.ldc + j0 + c0, a.ldc, a.accumulation);
     }
   }

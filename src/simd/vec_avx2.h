@@ -1,16 +1,23 @@
-// The vector vocabulary of the quantization kernels on AVX2 + FMA + F16C: 8 float or
-// int32 lanes per ymm. Included only by *_avx2.cpp files; everything has internal
-// linkage, so no AVX2 code can leak into another translation unit through the linker.
-// The kernels themselves are written once, in simd_kernels.h.
+// Avx2: quire's vector vocabulary on AVX2 + FMA + F16C, 8 float or int32 lanes per ymm.
+// Avx512 (vec_avx512.h) has the same names for 16 lanes per zmm, so a routine written
+// once as a template over the vocabulary (the epilogue, the quantization kernels, the
+// sparse loops, the transposes, the requantize step of requantize.h) is instantiated per
+// ISA in a small *_avx2.cpp / *_avx512.cpp file. Included only by *_avx2.cpp files;
+// everything has internal linkage, so no AVX2 code can leak into another translation
+// unit through the linker.
+//
+// Groups: whole-vector arithmetic (float, int32, 64-bit lanes); loads widened to int32
+// and stores narrowed from it; Lanes, the first n lanes of a vector, with masked loads
+// and exact-size stores for block tails; gathers and lane permutes; fp16 / bf16.
 #pragma once
-
-#include <immintrin.h>
 
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
 
+#include "common/intrinsics.h"
 #include "quire/FloatConversion.h"
+#include "simd/vec_tail.h"
 
 namespace quire::detail {
 namespace {
@@ -20,6 +27,8 @@ struct Avx2 {
   using F = __m256;
   using I = __m256i;
 
+  static F zerof() { return _mm256_setzero_ps(); }
+  static I zeroi() { return _mm256_setzero_si256(); }
   static F loadf(const float* p) { return _mm256_loadu_ps(p); }
   static void storef(float* p, F v) { _mm256_storeu_ps(p, v); }
   static F set1f(float v) { return _mm256_set1_ps(v); }
@@ -66,6 +75,25 @@ struct Avx2 {
     __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
     m = _mm_max_ps(m, _mm_movehl_ps(m, m));
     return _mm_cvtss_f32(_mm_max_ss(m, _mm_movehdup_ps(m)));
+  }
+
+  // The 4 W bytes at p as they are.
+  static I load_raw(const void* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+  // Whole vectors at 4 W-byte aligned addresses. (GCC's default tuning splits 256-bit
+  // loads and stores it cannot prove aligned into two halves: SpMDM's column loop ran 2x
+  // slower on unaligned AVX2 loads of its aligned buffer.)
+  static I load_aligned(const void* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
+  static void store_aligned(void* p, I v) { _mm256_store_si256(reinterpret_cast<__m256i*>(p), v); }
+  // 16-bit lanes: the pair sums a0 * b0 + a1 * b1 of each 32-bit lane (vpmaddwd, exact
+  // unless both pairs are -32768 * -32768), and the logical right shift.
+  static I madd16(I a, I b) { return _mm256_madd_epi16(a, b); }
+  // 16-bit lanes of a and b interleaved within each 128-bit lane: its low (high) four
+  // of a and b alternating, a first.
+  static I unpacklo16(I a, I b) { return _mm256_unpacklo_epi16(a, b); }
+  static I unpackhi16(I a, I b) { return _mm256_unpackhi_epi16(a, b); }
+  template <int N>
+  static I srli16(I v) {
+    return _mm256_srli_epi16(v, N);
   }
 
   // Integer loads widened to int32 lanes, and stores narrowed from in-range lanes.
@@ -175,7 +203,126 @@ struct Avx2 {
     return _mm256_blendv_epi8(x, y, _mm256_cmpgt_epi32(a, b));
   }
 
+  // bf16 bits of fp32 bits x (low 16 bits cleared): round to nearest even; NaN keeps
+  // its top bits and gets the quiet bit. The formula of float_to_bfloat16_rne.
+  static I round_to_bf16(I x) {
+    const I lsb = andi(srli<16>(x), set1i(1));
+    const I r = addi(x, addi(lsb, set1i(0x7FFF)));
+    const I nan = _mm256_cmpgt_epi32(andi(x, set1i(0x7FFFFFFF)), set1i(0x7F800000));
+    const I quiet = ori(x, set1i(0x00400000));
+    return andi(_mm256_blendv_epi8(r, quiet, nan), set1i(static_cast<int32_t>(0xFFFF0000u)));
+  }
+
+  // r[k] = row k of a W x W tile of 32-bit elements; afterwards column k. Pairs of rows
+  // interleave (unpack), then quads (shuffle), then the two 128-bit halves swap.
+  static void transpose(F r[W]) {
+    F t[W], s[W];
+    for (int p = 0; p < 4; ++p) {
+      t[2 * p] = _mm256_unpacklo_ps(r[2 * p], r[2 * p + 1]);
+      t[2 * p + 1] = _mm256_unpackhi_ps(r[2 * p], r[2 * p + 1]);
+    }
+    for (int q = 0; q < 2; ++q) {  // s[4q + c]: column c (and c + 4) of rows 4q..4q+3
+      s[4 * q + 0] = _mm256_shuffle_ps(t[4 * q], t[4 * q + 2], 0x44);
+      s[4 * q + 1] = _mm256_shuffle_ps(t[4 * q], t[4 * q + 2], 0xEE);
+      s[4 * q + 2] = _mm256_shuffle_ps(t[4 * q + 1], t[4 * q + 3], 0x44);
+      s[4 * q + 3] = _mm256_shuffle_ps(t[4 * q + 1], t[4 * q + 3], 0xEE);
+    }
+    for (int c = 0; c < 4; ++c) {
+      r[c] = _mm256_permute2f128_ps(s[c], s[4 + c], 0x20);
+      r[c + 4] = _mm256_permute2f128_ps(s[c], s[4 + c], 0x31);
+    }
+  }
+  static void transpose(I r[W]) {
+    F f[W];
+    for (int k = 0; k < W; ++k) f[k] = _mm256_castsi256_ps(r[k]);
+    transpose(f);
+    for (int k = 0; k < W; ++k) r[k] = _mm256_castps_si256(f[k]);
+  }
+
+  // No opmasks: AVX2 has no masked byte loads or stores, and its masked float store
+  // (vmaskmovps) is slow on Zen 4 (edge tiles of the transposes: exact-size stores or
+  // element by element instead, transpose_simd.h).
+  static constexpr bool kOpmasks = false;
+
+  // The first n lanes of a vector (n in [0, 8]; more is all 8; never negative: a clamp
+  // here made the epilogue's AVX2 code 4% slower on 32-column blocks, measured).
+  struct Lanes {
+    int n;
+    I mask;  // all ones in lanes < n
+
+    explicit Lanes(int count) : n(count < W ? count : W) {
+      // A sliding window over {-1 x 8, 0 x 8}.
+      alignas(64) static constexpr int32_t kTable[2 * W] = {-1, -1, -1, -1, -1, -1, -1, -1,
+                                                            0,  0,  0,  0,  0,  0,  0,  0};
+      mask = _mm256_loadu_si256(reinterpret_cast<const I*>(kTable + W - n));
+    }
+    bool full() const { return n == W; }
+  };
+
+  // Lanes past l.n are 0 and their memory is not read.
+  static I load(const int32_t* p, const Lanes& l) {
+    return l.full() ? load(p) : _mm256_maskload_epi32(p, l.mask);
+  }
+  static F load(const float* p, const Lanes& l) {
+    return l.full() ? loadf(p) : _mm256_maskload_ps(p, l.mask);
+  }
+
+  // Stores the first l.n lanes; a partial vector in exact-size pieces (store_first_f32).
+  static void store(float* p, const Lanes& l, F v) {
+    if (l.full())
+      storef(p, v);
+    else
+      store_first_f32(p, l.n, v);
+  }
+  // The first l.n lanes by one masked store: for stores that no load soon reads (the
+  // exact-size pieces of store() avoid the stall where one does).
+  static void store_masked(float* p, const Lanes& l, F v) { _mm256_maskstore_ps(p, l.mask, v); }
+  static void store(int32_t* p, const Lanes& l, I v) {
+    store(reinterpret_cast<float*>(p), l, _mm256_castsi256_ps(v));
+  }
+  // The low bytes of the first l.n lanes (all in [0, 255], so packing saturates nothing).
+  // [[likely]] keeps the full store on the fall-through path: GCC otherwise places it out
+  // of line with a jump back, and epilogue blocks 8 columns wide ran 1.4x slower (measured).
+  static void store(uint8_t* p, const Lanes& l, I v) {
+    if (l.full()) [[likely]]
+      store(p, v);
+    else
+      store_first_u8(p, l.n, to_bytes(v));
+  }
+
+  static F broadcast(float v) { return set1f(v); }
+  static I broadcast(int32_t v) { return set1i(v); }
+  // Lane i = a[idx[i]] for i < l.n, 0 past.
+  static F gather(const float* a, I idx, const Lanes& l) {
+    return _mm256_mask_i32gather_ps(_mm256_setzero_ps(), a, idx, _mm256_castsi256_ps(l.mask), 4);
+  }
+  static I gather(const int32_t* a, I idx, const Lanes& l) {
+    return _mm256_mask_i32gather_epi32(_mm256_setzero_si256(), a, idx, l.mask, 4);
+  }
+  // Lane i = v[idx[i]].
+  static F permute(F v, I idx) { return _mm256_permutevar8x32_ps(v, idx); }
+  static I permute(I v, I idx) { return _mm256_permutevar8x32_epi32(v, idx); }
+  static F div(F a, F b) { return _mm256_div_ps(a, b); }
+  static I mullo(I a, I b) { return _mm256_mullo_epi32(a, b); }  // modulo 2^32
+
  private:
+  // Stores the first n (< 8) bytes of `bytes` with fixed-size moves.
+  static void store_first_u8(uint8_t* out, int n, __m128i bytes) {
+    auto word = static_cast<uint64_t>(_mm_cvtsi128_si64(bytes));
+    if (n & 4) {
+      const auto w = static_cast<uint32_t>(word);
+      std::memcpy(out, &w, 4);
+      word >>= 32;
+      out += 4;
+    }
+    if (n & 2) {
+      const auto w = static_cast<uint16_t>(word);
+      std::memcpy(out, &w, 2);
+      word >>= 16;
+      out += 2;
+    }
+    if (n & 1) *out = static_cast<uint8_t>(word);
+  }
   static __m128i lo(I v) { return _mm256_castsi256_si128(v); }
   static __m128i hi(I v) { return _mm256_extracti128_si256(v, 1); }
   template <class T>

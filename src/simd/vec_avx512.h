@@ -1,15 +1,15 @@
-// The vector vocabulary of the quantization kernels on AVX-512 (F/BW/VL/DQ): 16 float
-// or int32 lanes per zmm. Included only by *_avx512.cpp files; everything has internal
-// linkage, so no AVX-512 code can leak into another translation unit through the
-// linker. The kernels themselves are written once, in simd_kernels.h.
+// Avx512: quire's vector vocabulary on AVX-512 (F/BW/VL/DQ), 16 float or int32 lanes per
+// zmm; the same names as Avx2 (vec_avx2.h, which says how the vocabulary is used).
+// Included only by *_avx512*.cpp files; everything has internal linkage, so no AVX-512
+// code can leak into another translation unit through the linker.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 
 #include "common/intrinsics.h"
-
 #include "quire/FloatConversion.h"
+#include "simd/vec_tail.h"
 
 namespace quire::detail {
 namespace {
@@ -19,6 +19,8 @@ struct Avx512 {
   using F = __m512;
   using I = __m512i;
 
+  static F zerof() { return _mm512_setzero_ps(); }
+  static I zeroi() { return _mm512_setzero_si512(); }
   static F loadf(const float* p) { return _mm512_loadu_ps(p); }
   static void storef(float* p, F v) { _mm512_storeu_ps(p, v); }
   static F set1f(float v) { return _mm512_set1_ps(v); }
@@ -62,6 +64,25 @@ struct Avx512 {
   }
   static float hmin(F v) { return _mm512_reduce_min_ps(v); }
   static float hmax(F v) { return _mm512_reduce_max_ps(v); }
+
+  // The 4 W bytes at p as they are.
+  static I load_raw(const void* p) { return _mm512_loadu_si512(p); }
+  // Whole vectors at 4 W-byte aligned addresses. (GCC's default tuning splits 256-bit
+  // loads and stores it cannot prove aligned into two halves: SpMDM's column loop ran 2x
+  // slower on unaligned AVX2 loads of its aligned buffer.)
+  static I load_aligned(const void* p) { return _mm512_load_si512(p); }
+  static void store_aligned(void* p, I v) { _mm512_store_si512(p, v); }
+  // 16-bit lanes: the pair sums a0 * b0 + a1 * b1 of each 32-bit lane (vpmaddwd, exact
+  // unless both pairs are -32768 * -32768), and the logical right shift.
+  static I madd16(I a, I b) { return _mm512_madd_epi16(a, b); }
+  // 16-bit lanes of a and b interleaved within each 128-bit lane: its low (high) four
+  // of a and b alternating, a first.
+  static I unpacklo16(I a, I b) { return _mm512_unpacklo_epi16(a, b); }
+  static I unpackhi16(I a, I b) { return _mm512_unpackhi_epi16(a, b); }
+  template <int N>
+  static I srli16(I v) {
+    return _mm512_srli_epi16(v, N);
+  }
 
   // Integer loads widened to int32 lanes, and stores narrowed from in-range lanes.
   static I load(const uint8_t* p) { return _mm512_cvtepu8_epi32(_mm_loadu_si128(cp128(p))); }
@@ -147,7 +168,117 @@ struct Avx512 {
     return _mm512_mask_mov_epi32(x, _mm512_cmpgt_epi32_mask(a, b), y);
   }
 
+  // bf16 bits of fp32 bits x (low 16 bits cleared): round to nearest even; NaN keeps
+  // its top bits and gets the quiet bit. The formula of float_to_bfloat16_rne.
+  static I round_to_bf16(I x) {
+    const I lsb = andi(srli<16>(x), set1i(1));
+    I r = addi(x, addi(lsb, set1i(0x7FFF)));
+    const __mmask16 nan = _mm512_cmpgt_epu32_mask(andi(x, set1i(0x7FFFFFFF)), set1i(0x7F800000));
+    r = _mm512_mask_or_epi32(r, nan, x, set1i(0x00400000));
+    return andi(r, set1i(static_cast<int32_t>(0xFFFF0000u)));
+  }
+
+  // r[k] = row k of a W x W tile of 32-bit elements; afterwards column k. Within each
+  // 128-bit lane as Avx2::transpose does, then the four lanes of rows 0-3, 4-7, 8-11,
+  // 12-15 are gathered by two rounds of shuffle_f32x4.
+  static void transpose(F r[W]) {
+    F t[W], s[W];
+    for (int p = 0; p < 8; ++p) {
+      t[2 * p] = _mm512_unpacklo_ps(r[2 * p], r[2 * p + 1]);
+      t[2 * p + 1] = _mm512_unpackhi_ps(r[2 * p], r[2 * p + 1]);
+    }
+    for (int q = 0; q < 4; ++q) {  // s[4q + c], lane L: column 4L + c of rows 4q..4q+3
+      s[4 * q + 0] = _mm512_shuffle_ps(t[4 * q], t[4 * q + 2], 0x44);
+      s[4 * q + 1] = _mm512_shuffle_ps(t[4 * q], t[4 * q + 2], 0xEE);
+      s[4 * q + 2] = _mm512_shuffle_ps(t[4 * q + 1], t[4 * q + 3], 0x44);
+      s[4 * q + 3] = _mm512_shuffle_ps(t[4 * q + 1], t[4 * q + 3], 0xEE);
+    }
+    for (int c = 0; c < 4; ++c) {
+      const F u_lo = _mm512_shuffle_f32x4(s[c], s[4 + c], 0x44);  // lanes 0, 1 of each
+      const F u_hi = _mm512_shuffle_f32x4(s[c], s[4 + c], 0xEE);  // lanes 2, 3
+      const F v_lo = _mm512_shuffle_f32x4(s[8 + c], s[12 + c], 0x44);
+      const F v_hi = _mm512_shuffle_f32x4(s[8 + c], s[12 + c], 0xEE);
+      r[c] = _mm512_shuffle_f32x4(u_lo, v_lo, 0x88);       // lane 0 of the four quads
+      r[4 + c] = _mm512_shuffle_f32x4(u_lo, v_lo, 0xDD);   // lane 1
+      r[8 + c] = _mm512_shuffle_f32x4(u_hi, v_hi, 0x88);   // lane 2
+      r[12 + c] = _mm512_shuffle_f32x4(u_hi, v_hi, 0xDD);  // lane 3
+    }
+  }
+  static void transpose(I r[W]) {
+    F f[W];
+    for (int k = 0; k < W; ++k) f[k] = _mm512_castsi512_ps(r[k]);
+    transpose(f);
+    for (int k = 0; k < W; ++k) r[k] = _mm512_castps_si512(f[k]);
+  }
+
+  // Opmasks: masked loads and stores of any element size are single cheap instructions.
+  // Byte masks for xmm loads and stores of a 16-byte row's first n bytes (n <= 16):
+  // masked-off bytes read as 0 and are neither read nor written in memory.
+  static constexpr bool kOpmasks = true;
+  static __mmask16 byte_mask(int n) { return static_cast<__mmask16>((1u << n) - 1u); }
+  static __m128i load_bytes(const void* p, __mmask16 m) { return _mm_maskz_loadu_epi8(m, p); }
+  static void store_bytes(void* p, __mmask16 m, __m128i x) { _mm_mask_storeu_epi8(p, m, x); }
+
+  // The first n lanes of a vector (n in [0, 16]; more is all 16; never negative).
+  struct Lanes {
+    int n;
+    __mmask16 mask;
+
+    explicit Lanes(int count)
+        : n(count < W ? count : W),
+          mask(static_cast<__mmask16>(n == W ? 0xFFFFu : (1u << n) - 1u)) {}
+    bool full() const { return n == W; }
+  };
+
+  // Lanes past l.n are 0 and their memory is not read.
+  static I load(const int32_t* p, const Lanes& l) { return _mm512_maskz_loadu_epi32(l.mask, p); }
+  static F load(const float* p, const Lanes& l) { return _mm512_maskz_loadu_ps(l.mask, p); }
+
+  // Stores the first l.n lanes; a partial vector in exact-size pieces (store_first).
+  static void store(float* p, const Lanes& l, F v) {
+    if (l.full())
+      storef(p, v);
+    else
+      store_first(p, l.n, v);
+  }
+  // The first l.n lanes by one masked store: for stores that no load soon reads (the
+  // exact-size pieces of store() avoid the stall where one does).
+  static void store_masked(float* p, const Lanes& l, F v) { _mm512_mask_storeu_ps(p, l.mask, v); }
+  static void store(int32_t* p, const Lanes& l, I v) {
+    store(reinterpret_cast<float*>(p), l, _mm512_castsi512_ps(v));
+  }
+  // The low bytes of the first l.n lanes (all in [0, 255]).
+  static void store(uint8_t* p, const Lanes& l, I v) {
+    _mm512_mask_cvtepi32_storeu_epi8(p, l.mask, v);
+  }
+
+  static F broadcast(float v) { return set1f(v); }
+  static I broadcast(int32_t v) { return set1i(v); }
+  // Lane i = a[idx[i]] for i < l.n, 0 past.
+  static F gather(const float* a, I idx, const Lanes& l) {
+    return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), l.mask, idx, a, 4);
+  }
+  static I gather(const int32_t* a, I idx, const Lanes& l) {
+    return _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), l.mask, idx, a, 4);
+  }
+  // Lane i = v[idx[i]].
+  static F permute(F v, I idx) { return _mm512_permutexvar_ps(idx, v); }
+  static I permute(I v, I idx) { return _mm512_permutexvar_epi32(idx, v); }
+  static F div(F a, F b) { return _mm512_div_ps(a, b); }
+  static I mullo(I a, I b) { return _mm512_mullo_epi32(a, b); }  // modulo 2^32
+
  private:
+  // Stores the first n (< 16) lanes of v: 8, then the rest as store_first_f32 does (never
+  // by one masked store, for the reason given there).
+  static void store_first(float* p, int n, F v) {
+    __m256 y = _mm512_castps512_ps256(v);
+    if (n & 8) {
+      _mm256_storeu_ps(p, y);
+      y = _mm512_extractf32x8_ps(v, 1);
+      p += 8;
+    }
+    store_first_f32(p, n & 7, y);
+  }
   template <class T>
   static const __m128i* cp128(const T* p) {
     return reinterpret_cast<const __m128i*>(p);

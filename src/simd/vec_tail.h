@@ -1,6 +1,6 @@
-// The piece of a block-tail store both epilogue vocabularies (simd_avx2.h, simd_avx512.h)
-// share. Internal linkage: each ISA's translation unit compiles its own copy with its own
-// flags, so no copy built for one ISA can be linked into another's code.
+// The piece of a block-tail store both vocabularies (vec_avx2.h, vec_avx512.h) share.
+// Internal linkage: each ISA's translation unit compiles its own copy with its own flags,
+// so no copy built for one ISA can be linked into another's code.
 #pragma once
 
 #include "common/intrinsics.h"
