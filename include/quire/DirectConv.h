@@ -166,8 +166,8 @@ void fbgemmDirectConv(const conv_param_t<SPATIAL_DIM>& conv_p, const uint8_t* Ai
       done, outProcess.getCMultiplier(), outProcess.getCZeroPoint(), 0,
       outProcess.getBZeroPoint(), nullptr, nullptr, bias != nullptr ? outProcess.getBias() : nullptr,
       outProcess.getNCols(), 1, outProcess.getActWScale());
-  detail::DirectRowOutput<decltype(op)> out{&op, C, g.out[2], g.out_channels,
-                                            detail::active_isa().inst_set};
+  const detail::IsaRecord& isa = detail::active_isa();  // read once for the whole call
+  detail::DirectRowOutput<decltype(op)> out{&op, C, g.out[2], g.out_channels, isa.inst_set};
   detail::TransposedConvArgs args{};
   args.g = &g;
   args.A = Aint8;
@@ -179,6 +179,7 @@ void fbgemmDirectConv(const conv_param_t<SPATIAL_DIM>& conv_p, const uint8_t* Ai
   args.row_sums = !detail::b_symmetric(outProcess, conv_p);
   args.finish = &decltype(out)::finish;
   args.ctx = &out;
+  args.isa = &isa;
   detail::transposed_conv(args, thread_id, num_threads);
 }
 

@@ -18,6 +18,8 @@
 
 namespace quire::detail {
 
+struct IsaRecord;
+
 // Called once per finished output row r (row-major over MB x OUT_T x OUT_H): acc holds
 // its OUT_W x OC int32 sums minus a_zero_point * the pixel column offsets, row_sums its
 // OUT_W row sums (sum of A over the inputs each pixel receives), or null when not asked
@@ -37,6 +39,9 @@ struct TransposedConvArgs {
   bool row_sums;  // compute row sums (some B zero point is nonzero)
   TransposedRowFn finish;
   void* ctx;
+  // The path the call runs (its GEMM kernels and row routines), read once by the entry
+  // point, so that one call never mixes two paths.
+  const IsaRecord* isa;
 };
 
 // This thread's share (fbgemmPartition1D of the output rows) of the convolution.
