@@ -209,7 +209,9 @@ Path documented_path(const conv_param_t<D>& p) {
   if (!p.transposed && p.G == p.IC && (p.OC == p.G || p.OC == 2 * p.G) && unit_dilation &&
       dw_kernel)
     return Path::depthwise;
-  if (!p.transposed && p.G > 1 && icg == p.OC / p.G &&
+  bool k3 = true;
+  for (int d = 0; d < D; ++d) k3 = k3 && p.K[d] == 3;
+  if (!p.transposed && (p.G > 1 || (k3 && icg >= 8)) && icg == p.OC / p.G &&
       (icg == 2 || icg == 4 || icg == 8 || icg == 16))
     return Path::groupwise;
   if (k1 && plain) return Path::pointwise;

@@ -6,10 +6,11 @@
 //              FBGEMM's kernels, which quire also takes with any stride, padding and
 //              channel count (FBGEMM: strides 1 or 2, pads (K - 1) / 2, G % 8 == 0).
 //              Direct kernel, requantized in registers (quire/Depthwise.h).
-//   groupwise  G > 1, IC/G == OC/G in {2, 4, 8, 16}, not transposed; any kernel, stride,
-//              padding and dilation, 1D to 3D (FBGEMM: 2D / 3D, kernel 3, pads 1,
-//              stride 1 or 2, G at least numOfGroupsTogether). Direct kernel with each
-//              vector spanning several groups' output channels (quire/GroupwiseConv.h).
+//   groupwise  IC/G == OC/G in {2, 4, 8, 16}, not transposed, G > 1 (or G = 1 with 8 or
+//              16 channels and a kernel of 3s); any kernel, stride, padding and
+//              dilation, 1D to 3D (FBGEMM: 2D / 3D, kernel 3, pads 1, stride 1 or 2, G at
+//              least numOfGroupsTogether). Direct kernel with each vector spanning
+//              several groups' output channels (quire/GroupwiseConv.h).
 //   pointwise  every kernel size 1, stride 1, no padding, not transposed: A is already
 //              the im2col matrix; straight to the GEMM.
 //   directconv transposed 2D, G = 1, IC and OC multiples of 8, a 2 x (1..6) kernel,
@@ -57,12 +58,18 @@ bool takeDepthWiseFastPath(const conv_param_t<SPATIAL_DIM>& conv_p) {
   return true;
 }
 
-// The groupwise direct kernel's shapes (see the top of this file).
+// The groupwise direct kernel's shapes (see the top of this file). One group (a dense
+// convolution) of 8 or 16 channels with a 3x3 (3x3x3) kernel is FBGEMM's too: its rule
+// wants G >= numOfGroupsTogether, which is 1 there.
 template <int SPATIAL_DIM>
 bool fbgemmOptimizedGConv(const conv_param_t<SPATIAL_DIM>& conv_p) {
   const int icg = conv_p.IC / conv_p.G, ocg = conv_p.OC / conv_p.G;
-  return !conv_p.transposed && conv_p.G > 1 && icg == ocg &&
-         (icg == 2 || icg == 4 || icg == 8 || icg == 16);
+  if (conv_p.transposed || icg != ocg || (icg != 2 && icg != 4 && icg != 8 && icg != 16))
+    return false;
+  if (conv_p.G > 1) return true;
+  for (int d = 0; d < SPATIAL_DIM; ++d)
+    if (conv_p.K[d] != 3) return false;
+  return icg >= 8;
 }
 
 template <int SPATIAL_DIM>
