@@ -157,14 +157,15 @@ TEST(DirectApi, BadArguments) {
                                         nullptr, static_cast<const int32_t*>(nullptr), false,
                                         nullptr, tid, nt);
   };
-  expect_rejects([&] { dw(16, 32, B3, A.data(), C.data(), 0, 0, 1); }, "OC=32");
+  expect_rejects([&] { dw(16, 48, B3, A.data(), C.data(), 0, 0, 1); }, "OC=48");
+  expect_rejects([&] { dw(16, 32, B3, A.data(), C.data(), 0, 0, 1); }, "Bp.numChannels()=16");
   expect_rejects([&] { dw(8, 8, B3, A.data(), C.data(), 0, 0, 1); }, "Bp.numChannels()=16");
   expect_rejects([&] { dw(16, 16, B3, nullptr, C.data(), 0, 0, 1); }, "A is null");
   expect_rejects([&] { dw(16, 16, B5, A.data(), nullptr, 0, 0, 1); }, "C is null");
   expect_rejects([&] { dw(16, 16, B3, A.data(), C.data(), 256, 0, 1); }, "C_zero_point=256");
   expect_rejects([&] { dw(16, 16, B3, A.data(), C.data(), 0, 2, 2); }, "thread_id=2");
-  const PackedDepthWiseConvMatrix B7(16, 49, std::vector<int8_t>(16 * 49).data());
-  expect_rejects([&] { dw(16, 16, B7, A.data(), C.data(), 0, 0, 1); }, "Bp.GetKernelProduct()=49");
+  const PackedDepthWiseConvMatrix B6(16, 36, std::vector<int8_t>(16 * 36).data());
+  expect_rejects([&] { dw(16, 16, B6, A.data(), C.data(), 0, 0, 1); }, "Bp.GetKernelProduct()=36");
   const conv_param_t<3> p3(1, 16, 16, {3, 3, 3}, 16, {3, 3, 3}, {1, 1, 1}, {1, 1, 1, 1, 1, 1});
   expect_rejects(
       [&] {

@@ -2,11 +2,12 @@
 // and ReQuantizeOutput's formula (ref::conv_requantize_u8), bit for bit, on every ISA
 // path this CPU has and with 1, 2 and 3 threads. Each shape states the path its
 // documentation (quire/ConvFastPath.h) promises, and the test checks ConvFastPath and
-// conv_path_taken say so: depthwise 3x3 / 5x5 / 3x3x3 with strides 1 to 3, pads 0 to 2
-// (asymmetric), channel counts with vector tails; groupwise with 4, 8 and 16 channels per
-// group, 1D to 3D, strides, dilation, odd channel totals; pointwise; directconv
-// (transposed 2 x K kernels, per-pixel column offsets); im2col for the rest (7x7,
-// dilated depthwise, other transposed shapes). Requantization covers TENSOR, GROUP and
+// conv_path_taken say so: depthwise 3x3 / 5x5 / 7x7 / 3D (3 or 5 in time by 3x3 or 5x5)
+// with channel multiplier 1 and 2, strides 1 to 3, pads 0 to 3 (asymmetric), channel
+// counts with vector tails; groupwise with 2, 4, 8 and 16 channels per group, 1D to 3D,
+// strides, dilation, odd channel totals; pointwise; directconv (transposed 2 x K
+// kernels, per-pixel column offsets); im2col for the rest (dilated depthwise, other
+// transposed shapes). Requantization covers TENSOR, GROUP and
 // OUT_CHANNEL, ReLU on and off, no / int32 / float bias, symmetric and asymmetric B.
 // ReQuantizeForFloat pipelines take the GEMM for depthwise, groupwise and directconv shapes.
 #include <gtest/gtest.h>
@@ -38,12 +39,22 @@ std::vector<Shape<2>> shapes2d() {
       {P(1, 72, 72, {9, 7}, 72, {3, 3}, {2, 1}, {0, 0, 0, 0}), Path::depthwise},
       {P(1, 136, 136, {6, 5}, 136, {5, 5}, {1, 1}, {2, 2, 2, 2}), Path::depthwise},
       {P(2, 8, 8, {11, 10}, 8, {5, 5}, {3, 2}, {1, 2, 0, 1}), Path::depthwise},
+      {P(1, 8, 8, {5, 4}, 8, {7, 7}, {1, 1}, {3, 3, 3, 3}), Path::depthwise},
+      {P(2, 65, 65, {9, 8}, 65, {7, 7}, {2, 1}, {3, 2, 3, 1}), Path::depthwise},
+      // depthwise, channel multiplier 2 (OC = 2 IC)
+      {P(1, 32, 64, {6, 7}, 32, {3, 3}, {1, 1}, {1, 1, 1, 1}), Path::depthwise},
+      {P(2, 17, 34, {5, 6}, 17, {5, 5}, {2, 1}, {2, 2, 2, 2}), Path::depthwise},
+      {P(1, 40, 80, {8, 9}, 40, {7, 7}, {2, 2}, {3, 3, 3, 3}), Path::depthwise},
+      {P(1, 3, 6, {4, 5}, 3, {3, 3}, {1, 1}, {0, 1, 1, 0}), Path::depthwise},
       // groupwise
       {P(1, 128, 128, {6, 7}, 32, {3, 3}, {1, 1}, {1, 1, 1, 1}), Path::groupwise},
       {P(2, 32, 32, {7, 5}, 4, {3, 3}, {2, 1}, {1, 0, 0, 2}), Path::groupwise},
       {P(1, 32, 32, {5, 5}, 2, {3, 3}, {1, 1}, {1, 1, 1, 1}, {2, 2}), Path::groupwise},
       {P(1, 12, 12, {4, 6}, 3, {1, 1}, {1, 1}, {0, 0, 0, 0}), Path::groupwise},
       {P(1, 40, 40, {6, 4}, 5, {5, 3}, {2, 2}, {2, 1, 2, 1}), Path::groupwise},
+      {P(1, 64, 64, {7, 6}, 32, {3, 3}, {1, 1}, {1, 1, 1, 1}), Path::groupwise},
+      {P(2, 34, 34, {5, 7}, 17, {3, 3}, {2, 2}, {1, 1, 1, 1}), Path::groupwise},
+      {P(1, 6, 6, {4, 5}, 3, {1, 3}, {1, 2}, {0, 1, 0, 2}), Path::groupwise},
       // pointwise
       {P(2, 24, 20, {5, 7}, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}), Path::pointwise},
       {P(1, 6, 10, {3, 5}, 2, {1, 1}, {1, 1}, {0, 0, 0, 0}), Path::pointwise},
@@ -51,7 +62,7 @@ std::vector<Shape<2>> shapes2d() {
       {P(1, 3, 16, {11, 13}, 1, {7, 7}, {2, 2}, {3, 3, 3, 3}), Path::im2col},
       {P(1, 16, 16, {7, 7}, 16, {3, 3}, {1, 1}, {2, 2, 2, 2}, {2, 2}), Path::im2col},
       {P(1, 16, 24, {6, 6}, 1, {3, 3}, {1, 1}, {1, 1, 1, 1}), Path::im2col},
-      {P(1, 8, 8, {5, 4}, 8, {7, 7}, {1, 1}, {3, 3, 3, 3}), Path::im2col},
+      {P(1, 24, 24, {6, 5}, 8, {3, 3}, {1, 1}, {1, 1, 1, 1}), Path::im2col},
       {P(1, 8, 6, {4, 5}, 2, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, {1, 0}, true), Path::im2col},
       {P(2, 4, 4, {5, 5}, 1, {1, 1}, {2, 2}, {0, 0, 0, 0}), Path::im2col},
       // directconv (its col_offsets are per output pixel, see run_conv)
@@ -65,6 +76,11 @@ std::vector<Shape<3>> shapes3d() {
   return {
       {P(1, 24, 24, {3, 5, 4}, 24, {3, 3, 3}, {1, 1, 1}, {1, 1, 1, 1, 1, 1}), Path::depthwise},
       {P(2, 72, 72, {4, 3, 5}, 72, {3, 3, 3}, {2, 1, 2}, {1, 0, 1, 0, 1, 1}), Path::depthwise},
+      {P(1, 24, 24, {3, 5, 6}, 24, {3, 5, 5}, {1, 1, 1}, {1, 2, 2, 1, 2, 2}), Path::depthwise},
+      {P(1, 17, 17, {5, 4, 3}, 17, {5, 3, 3}, {1, 1, 2}, {2, 1, 1, 2, 1, 1}), Path::depthwise},
+      {P(1, 16, 32, {3, 4, 5}, 16, {3, 3, 3}, {1, 1, 1}, {1, 1, 1, 1, 1, 1}), Path::depthwise},
+      {P(1, 8, 16, {5, 5, 5}, 8, {5, 5, 5}, {2, 1, 1}, {2, 2, 2, 2, 2, 2}), Path::depthwise},
+      {P(1, 16, 16, {3, 4, 4}, 8, {3, 3, 3}, {1, 1, 1}, {1, 1, 1, 1, 1, 1}), Path::groupwise},
       {P(1, 32, 32, {3, 4, 4}, 8, {3, 3, 3}, {1, 2, 1}, {1, 1, 1, 1, 1, 1}), Path::groupwise},
       {P(1, 8, 12, {3, 3, 4}, 1, {1, 1, 1}, {1, 1, 1}, {0, 0, 0, 0, 0, 0}), Path::pointwise},
       {P(1, 6, 4, {3, 4, 3}, 2, {2, 3, 2}, {1, 1, 2}, {1, 1, 0, 0, 1, 1}), Path::im2col},
@@ -188,10 +204,15 @@ Path documented_path(const conv_param_t<D>& p) {
     plain = plain && p.stride[d] == 1 && p.pad[d] == 0 && p.pad[D + d] == 0;
   }
   const int icg = p.IC / p.G;
-  const bool dw_kernel = D == 2 ? (p.K[0] == 3 && p.K[1] == 3) || (p.K[0] == 5 && p.K[1] == 5)
-                                : D == 3 && p.K[0] == 3 && p.K[1] == 3 && p.K[2] == 3;
-  if (!p.transposed && p.G == p.IC && p.G == p.OC && unit_dilation && dw_kernel) return Path::depthwise;
-  if (!p.transposed && p.G > 1 && icg == p.OC / p.G && (icg == 4 || icg == 8 || icg == 16))
+  bool dw_kernel = D >= 2 && p.K[D - 2] == p.K[D - 1];
+  for (int d = 0; d < D; ++d) dw_kernel = dw_kernel && (p.K[d] == 3 || p.K[d] == 5 || p.K[d] == 7);
+  if (!p.transposed && p.G == p.IC && (p.OC == p.G || p.OC == 2 * p.G) && unit_dilation &&
+      dw_kernel)
+    return Path::depthwise;
+  bool k3 = true;
+  for (int d = 0; d < D; ++d) k3 = k3 && p.K[d] == 3;
+  if (!p.transposed && (p.G > 1 || (k3 && icg >= 8)) && icg == p.OC / p.G &&
+      (icg == 2 || icg == 4 || icg == 8 || icg == 16))
     return Path::groupwise;
   if (k1 && plain) return Path::pointwise;
   bool direct = D == 2 && p.transposed && p.G == 1 && p.IC % 8 == 0 && p.OC % 8 == 0 &&
@@ -218,8 +239,8 @@ TEST(FbgemmConv, SampledSweep2D) {
     if (kind == 1) G = 2, IC = 2 * pick({3, 4, 8}), OC = 2 * pick({2, 4, 8});
     if (kind == 2) G = 4, IC = 4 * pick({2, 5}), OC = 4 * pick({3, 4});
     if (kind == 3) G = 32, IC = 32 * pick({1, 2}), OC = 32 * pick({1, 2, 4});
-    if (kind == 4) G = IC = OC = pick({16, 40, 72});
-    if (kind == 5) G = pick({2, 3}), IC = OC = G * pick({4, 8, 16});
+    if (kind == 4) G = IC = pick({16, 40, 72}), OC = G * pick({1, 2});
+    if (kind == 5) G = pick({2, 3}), IC = OC = G * pick({2, 4, 8, 16});
     const int MB = pick({1, 3});
     const std::array<int, 4> pad = {static_cast<int>(rng() % 4), static_cast<int>(rng() % 4),
                                     static_cast<int>(rng() % 4), static_cast<int>(rng() % 4)};

@@ -140,10 +140,23 @@ TEST(ConvWeights, GroupwiseLayouts) {
   PackWeightMatrixForGConv<int8_t, int32_t, 2> c(matrix_op_t::Transpose, p, krsc.data(), mine.data());
   EXPECT_EQ(mine.data(), c.getBuf());
   EXPECT_TRUE(std::equal(a.getBuf(), a.getBuf() + bytes, mine.data()));
-  // Not a groupwise shape: 3 channels per group.
-  const conv_param_t<2> bad(1, 6, 6, {5, 5}, 2, {3, 3}, {1, 1}, {1, 1, 1, 1});
-  EXPECT_THROW((PackWeightMatrixForGConv<int8_t, int32_t, 2>(matrix_op_t::Transpose, bad, krsc.data())),
-               std::invalid_argument);
+  // Not a direct-kernel shape (3 channels per group): packed as FBGEMM packs it, the
+  // G x taps x IC/G x OC/G layout, and unpacked back.
+  const conv_param_t<2> other(1, 6, 6, {5, 5}, 2, {3, 3}, {1, 1}, {1, 1, 1, 1});
+  const int taps3 = 9;
+  std::vector<int8_t> krsc3(2 * 3 * taps3 * 3), gtco3(krsc3.size());
+  for (size_t i = 0; i < krsc3.size(); ++i) krsc3[i] = static_cast<int8_t>(i * 7 % 251 - 125);
+  for (int g = 0; g < 2; ++g)
+    for (int o = 0; o < 3; ++o)
+      for (int t = 0; t < taps3; ++t)
+        for (int c = 0; c < 3; ++c)
+          gtco3[((size_t(g) * taps3 + t) * 3 + c) * 3 + o] = krsc3[((size_t(g) * 3 + o) * taps3 + t) * 3 + c];
+  EXPECT_EQ(static_cast<int64_t>(krsc3.size()),
+            (PackWeightMatrixForGConv<int8_t, int32_t, 2>::packedBufferSize(other)));
+  PackWeightMatrixForGConv<int8_t, int32_t, 2> o3(matrix_op_t::Transpose, other, krsc3.data());
+  EXPECT_TRUE(std::equal(gtco3.begin(), gtco3.end(), o3.getBuf()));
+  o3.unpack(back.data());
+  EXPECT_TRUE(std::equal(krsc3.begin(), krsc3.end(), back.begin()));
   EXPECT_THROW((PackWeightMatrixForGConv<int8_t, int32_t, 2>(matrix_op_t::Transpose, p, nullptr)),
                std::invalid_argument);
 }

@@ -1,10 +1,15 @@
 // Which implementation a convolution shape takes (docs/convolution.md, "Paths").
 //
-//   depthwise  G == IC == OC, not transposed, dilation 1, and a 3x3 or 5x5 (2D) or
-//              3x3x3 (3D) kernel; any stride and padding. Direct kernel, requantized
-//              in registers (quire/Depthwise.h).
-//   groupwise  G > 1, IC/G == OC/G in {4, 8, 16}, not transposed; any kernel, stride,
-//              padding and dilation, 1D to 3D. Direct kernel with each vector spanning
+//   depthwise  G == IC, OC == G or 2 G (channel multiplier 1 or 2), not transposed,
+//              2D or 3D, dilation 1, every kernel size 3, 5 or 7 with the two spatial
+//              ones equal (3x3, 5x5, 7x7; 3D: 3, 5 or 7 in time by 3x3, 5x5 or 7x7):
+//              FBGEMM's kernels, which quire also takes with any stride, padding and
+//              channel count (FBGEMM: strides 1 or 2, pads (K - 1) / 2, G % 8 == 0).
+//              Direct kernel, requantized in registers (quire/Depthwise.h).
+//   groupwise  IC/G == OC/G in {2, 4, 8, 16}, not transposed, G > 1 (or G = 1 with 8 or
+//              16 channels and a kernel of 3s); any kernel, stride, padding and
+//              dilation, 1D to 3D (FBGEMM: 2D / 3D, kernel 3, pads 1, stride 1 or 2, G at
+//              least numOfGroupsTogether). Direct kernel with each vector spanning
 //              several groups' output channels (quire/GroupwiseConv.h).
 //   pointwise  every kernel size 1, stride 1, no padding, not transposed: A is already
 //              the im2col matrix; straight to the GEMM.
@@ -13,8 +18,11 @@
 //              FBGEMM's rule. Direct scatter of GEMM products (quire/DirectConv.h).
 //   im2col     everything else (the other transposed convolutions included): im2col
 //              fused into the packing of A (PackAWithIm2Col), then the GEMM.
-// The first that applies is taken, in FBGEMM's order. fastpath1d exists for FBGEMM
-// source compatibility; quire, like FBGEMM, never chooses it.
+// The first that applies is taken, in FBGEMM's order. Every shape FBGEMM sends to a
+// direct path is sent to the same path here; quire's direct kernels also take shapes
+// FBGEMM runs as im2col (or, for grouped 1x1, as pointwise): same results, faster.
+// fastpath1d exists for FBGEMM source compatibility; quire, like FBGEMM, never
+// chooses it.
 #pragma once
 
 #include <cstdint>
@@ -40,20 +48,28 @@ inline const char* optimizedConvName(optimized_conv_t path) {
 
 template <int SPATIAL_DIM = 2, typename ACC_T = int32_t>
 bool takeDepthWiseFastPath(const conv_param_t<SPATIAL_DIM>& conv_p) {
-  if (!std::is_same_v<ACC_T, int32_t> || conv_p.transposed) return false;
-  if (conv_p.G != conv_p.IC || conv_p.G != conv_p.OC) return false;
+  if (!std::is_same_v<ACC_T, int32_t> || conv_p.transposed || SPATIAL_DIM < 2) return false;
+  if (conv_p.G != conv_p.IC || (conv_p.OC != conv_p.G && conv_p.OC != 2 * conv_p.G)) return false;
+  if (conv_p.K[SPATIAL_DIM - 2] != conv_p.K[SPATIAL_DIM - 1]) return false;
   for (int d = 0; d < SPATIAL_DIM; ++d) {
-    if (conv_p.dilation[d] != 1 || conv_p.K[d] != conv_p.K[0]) return false;
+    const int k = conv_p.K[d];
+    if (conv_p.dilation[d] != 1 || (k != 3 && k != 5 && k != 7)) return false;
   }
-  if constexpr (SPATIAL_DIM == 2) return conv_p.K[0] == 3 || conv_p.K[0] == 5;
-  if constexpr (SPATIAL_DIM == 3) return conv_p.K[0] == 3;
-  return false;
+  return true;
 }
 
+// The groupwise direct kernel's shapes (see the top of this file). One group (a dense
+// convolution) of 8 or 16 channels with a 3x3 (3x3x3) kernel is FBGEMM's too: its rule
+// wants G >= numOfGroupsTogether, which is 1 there.
 template <int SPATIAL_DIM>
 bool fbgemmOptimizedGConv(const conv_param_t<SPATIAL_DIM>& conv_p) {
   const int icg = conv_p.IC / conv_p.G, ocg = conv_p.OC / conv_p.G;
-  return !conv_p.transposed && conv_p.G > 1 && icg == ocg && (icg == 4 || icg == 8 || icg == 16);
+  if (conv_p.transposed || icg != ocg || (icg != 2 && icg != 4 && icg != 8 && icg != 16))
+    return false;
+  if (conv_p.G > 1) return true;
+  for (int d = 0; d < SPATIAL_DIM; ++d)
+    if (conv_p.K[d] != 3) return false;
+  return icg >= 8;
 }
 
 template <int SPATIAL_DIM>

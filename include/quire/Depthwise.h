@@ -1,6 +1,6 @@
-// Depthwise convolution (one input channel per group, G == IC == OC): a direct kernel
-// that gathers each output pixel's window straight from the NHWC activations, 64
-// channels per zmm (32 per ymm), and requantizes in registers.
+// Depthwise convolution (one input channel per group, G == IC, OC = IC or 2 x IC): a
+// direct kernel that gathers each output pixel's window straight from the NHWC
+// activations, 64 channels per zmm (32 per ymm), and requantizes in registers.
 //
 // Weights are packed once by PackedDepthWiseConvMatrix: channels in blocks of 64, taps
 // in quads of 4, so that one 32-bit lane holds the four taps of one channel, the operand
@@ -19,9 +19,10 @@ namespace quire {
 
 class PackedDepthWiseConvMatrix {
  public:
-  // OC channels, kernel_prod taps each (9 for 3x3, 25 for 5x5, 27 for 3x3x3); smat is
-  // OC x kernel_prod, taps row-major over the kernel (the KRSC weights of a depthwise
-  // convolution). Throws std::invalid_argument on bad arguments.
+  // OC (output) channels, kernel_prod taps each (9 for 3x3, 25 for 5x5, 49 for 7x7, 27
+  // for 3x3x3, ...); smat is OC x kernel_prod, taps row-major over the kernel (the KRSC
+  // weights of a depthwise convolution, with or without channel multiplier). Throws
+  // std::invalid_argument on bad arguments.
   PackedDepthWiseConvMatrix(int OC, int kernel_prod, const int8_t* smat);
   virtual ~PackedDepthWiseConvMatrix();
   PackedDepthWiseConvMatrix(const PackedDepthWiseConvMatrix&) = delete;
@@ -63,9 +64,11 @@ inline DirectRequant depthwise_requant(int32_t A_zero_point, const int32_t* B_ze
 }  // namespace detail
 
 // Depthwise 2D convolution, N x H x W x IC (NHWC) -> N x OH x OW x OC uint8, with the
-// padding that keeps the size at stride 1: (K - 1) / 2 on every side, K = 3 or 5 from
-// Bp. IC must equal OC. Requantization as ReQuantizeOutput<fuse_relu, Q_GRAN, BIAS_T>
-// with one quantization group per channel for GROUP and OUT_CHANNEL; col_offsets
+// padding that keeps the size at stride 1: (K - 1) / 2 on every side, K = 3, 5 or 7
+// from Bp. OC is IC or 2 x IC (channel multiplier 2: output channel c reads input
+// channel c / 2, with Bp's row c of weights). Requantization as
+// ReQuantizeOutput<fuse_relu, Q_GRAN, BIAS_T> with one quantization group per conv
+// group (input channel) for GROUP and per output channel for OUT_CHANNEL; col_offsets
 // (sum of the channel's weights - kernel_prod * B_zero_point) may be null when the
 // A_zero_point term is folded into the bias. Each of num_threads calls computes its
 // share of the output pixels.
@@ -78,25 +81,28 @@ void depthwise_2d_same_pad(int N, int H, int W, int IC, int OC, int stride_h, in
                            const float* act_times_w_scale = nullptr, int thread_id = 0,
                            int num_threads = 1) {
   constexpr const char* kWhere = "depthwise_2d_same_pad";
-  detail::check_arg(IC == OC, kWhere, "OC", OC, "must equal IC (no channel multiplier)");
+  detail::check_arg(IC >= 1, kWhere, "IC", IC, "must be >= 1");
+  detail::check_arg(OC == IC || OC == 2 * IC, kWhere, "OC", OC,
+                    "must be IC or 2 x IC (channel multiplier 1 or 2)");
   detail::check_arg(Bp.numChannels() == OC, kWhere, "Bp.numChannels()", Bp.numChannels(),
                     "must equal OC");
   const int kp = Bp.GetKernelProduct();
-  detail::check_arg(kp == 9 || kp == 25, kWhere, "Bp.GetKernelProduct()", kp,
-                    "must be 9 (3x3) or 25 (5x5)");
-  const int k = kp == 9 ? 3 : 5, pad = (k - 1) / 2;
+  detail::check_arg(kp == 9 || kp == 25 || kp == 49, kWhere, "Bp.GetKernelProduct()", kp,
+                    "must be 9 (3x3), 25 (5x5) or 49 (7x7)");
+  const int k = kp == 9 ? 3 : kp == 25 ? 5 : 7, pad = (k - 1) / 2;
   const conv_param_t<2> p(N, IC, OC, {H, W}, IC, {k, k}, {stride_h, stride_w},
                           {pad, pad, pad, pad});
   detail::DirectRequant r = detail::depthwise_requant(A_zero_point, B_zero_point, C_multiplier,
                                                       C_zero_point, col_offsets, fuse_relu,
                                                       act_times_w_scale);
-  detail::set_bias_and_granularity<Q_GRAN>(r, bias, 1);
+  detail::set_bias_and_granularity<Q_GRAN>(r, bias, OC / IC);
   detail::depthwise_conv(detail::conv_geometry(p), A, Bp.PackedMat(), r, C, thread_id,
                          num_threads, kWhere);
 }
 
-// Depthwise 3D convolution with conv_p's strides and pads (G == IC == OC, kernel 3x3x3,
-// dilation 1); otherwise as depthwise_2d_same_pad.
+// Depthwise 3D convolution with conv_p's kernel, strides and pads (G == IC, OC = IC or
+// 2 x IC, dilation 1; any kernel: FBGEMM's fast path sends 3, 5 or 7 in time by 3x3,
+// 5x5 or 7x7 here); otherwise as depthwise_2d_same_pad.
 template <QuantizationGranularity Q_GRAN, typename BIAS_T = int32_t>
 void depthwise_3d_same_pad(const conv_param_t<3>& conv_p, int32_t A_zero_point,
                            const uint8_t* A, const int32_t* B_zero_point,
@@ -107,22 +113,22 @@ void depthwise_3d_same_pad(const conv_param_t<3>& conv_p, int32_t A_zero_point,
                            int num_threads = 1) {
   constexpr const char* kWhere = "depthwise_3d_same_pad";
   detail::check_conv_param(conv_p, kWhere);
-  detail::check_arg(conv_p.G == conv_p.IC && conv_p.G == conv_p.OC, kWhere, "conv_p.G", conv_p.G,
-                    "must equal IC and OC");
+  detail::check_arg(conv_p.G == conv_p.IC, kWhere, "conv_p.G", conv_p.G, "must equal IC");
+  detail::check_arg(conv_p.OC == conv_p.IC || conv_p.OC == 2 * conv_p.IC, kWhere, "conv_p.OC",
+                    conv_p.OC, "must be IC or 2 x IC (channel multiplier 1 or 2)");
   detail::check_arg(!conv_p.transposed, kWhere, "conv_p.transposed", 1, "is not supported");
-  for (int d = 0; d < 3; ++d) {
-    detail::check_arg(conv_p.K[d] == 3, kWhere, "conv_p.K[d]", conv_p.K[d], "must be 3");
+  for (int d = 0; d < 3; ++d)
     detail::check_arg(conv_p.dilation[d] == 1, kWhere, "conv_p.dilation[d]", conv_p.dilation[d],
                       "must be 1");
-  }
-  detail::check_arg(Bp.GetKernelProduct() == 27, kWhere, "Bp.GetKernelProduct()",
-                    Bp.GetKernelProduct(), "must be 27 (3x3x3)");
+  const int kp = conv_p.K[0] * conv_p.K[1] * conv_p.K[2];
+  detail::check_arg(Bp.GetKernelProduct() == kp, kWhere, "Bp.GetKernelProduct()",
+                    Bp.GetKernelProduct(), "must equal conv_p.K[0] * K[1] * K[2]");
   detail::check_arg(Bp.numChannels() == conv_p.OC, kWhere, "Bp.numChannels()", Bp.numChannels(),
                     "must equal OC");
   detail::DirectRequant r = detail::depthwise_requant(A_zero_point, B_zero_point, C_multiplier,
                                                       C_zero_point, col_offsets, fuse_relu,
                                                       act_times_w_scale);
-  detail::set_bias_and_granularity<Q_GRAN>(r, bias, 1);
+  detail::set_bias_and_granularity<Q_GRAN>(r, bias, conv_p.OC / conv_p.IC);
   detail::depthwise_conv(detail::conv_geometry(conv_p), A, Bp.PackedMat(), r, C, thread_id,
                          num_threads, kWhere);
 }

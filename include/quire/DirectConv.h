@@ -167,8 +167,8 @@ void fbgemmDirectConv(const conv_param_t<SPATIAL_DIM>& conv_p, const uint8_t* Ai
       done, outProcess.getCMultiplier(), outProcess.getCZeroPoint(), 0,
       outProcess.getBZeroPoint(), nullptr, nullptr, bias != nullptr ? outProcess.getBias() : nullptr,
       outProcess.getNCols(), 1, outProcess.getActWScale());
-  detail::DirectRowOutput<decltype(op)> out{&op, C, g.out[2], g.out_channels,
-                                            fbgemmInstructionSet()};
+  const inst_set_t isa = fbgemmInstructionSet();  // read once for the whole call
+  detail::DirectRowOutput<decltype(op)> out{&op, C, g.out[2], g.out_channels, isa};
   detail::TransposedConvArgs args{};
   args.g = &g;
   args.A = Aint8;
@@ -180,6 +180,7 @@ void fbgemmDirectConv(const conv_param_t<SPATIAL_DIM>& conv_p, const uint8_t* Ai
   args.row_sums = !detail::b_symmetric(outProcess, conv_p);
   args.finish = &decltype(out)::finish;
   args.ctx = &out;
+  args.inst_set = isa;
   detail::transposed_conv(args, thread_id, num_threads);
 }
 

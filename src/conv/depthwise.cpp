@@ -15,12 +15,12 @@ void depthwise_conv(const ConvGeometry& g, const uint8_t* A, const int8_t* packe
                     const DirectRequant& r, uint8_t* C, int thread_id, int num_threads,
                     const char* where) {
   check_direct_call(g, A, packed, r, C, thread_id, num_threads, where);
-  check_arg(g.groups == g.in_channels && g.groups == g.out_channels, where, "G", g.groups,
-            "must equal IC and OC for a depthwise convolution");
-  const int kp = g.kernel_prod();
-  check_arg(kp == 9 || kp == 25 || kp == 27, where, "kernel size", kp,
-            "must be 9 (3x3), 25 (5x5) or 27 (3x3x3)");
-  const int channels = g.in_channels;
+  check_arg(g.groups == g.in_channels, where, "G", g.groups,
+            "must equal IC for a depthwise convolution");
+  check_arg(g.out_channels == g.in_channels || g.out_channels == 2 * g.in_channels, where, "OC",
+            g.out_channels, "must be IC or 2 x IC (channel multiplier 1 or 2)");
+  check_arg(g.kernel_prod() <= 1024, where, "kernel size", g.kernel_prod(), "must be <= 1024");
+  const int channels = g.out_channels;
   const conv::ChannelParams natural(r, channels);
   const int padded = static_cast<int>(natural.mult.size());
   std::vector<int32_t> col_term(padded), b_zp(padded);

@@ -12,10 +12,15 @@
 // Two layouts of pixels in a vector: Wide, one pixel per vector (kBytes channels at a
 // time), and Paired (AVX-512 with at most 32 channels), two pixels per zmm, so that a
 // 32-channel layer (MobileNet-v2's first) or a 32-channel remainder fills every lane.
+//
+// Channels are output channels. With a channel multiplier M = OC / IC of 2, output
+// channel c reads input channel c / 2: a tap's vector is the input bytes repeated twice
+// (load_dup2), and everything after the load is the M = 1 kernel's.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "conv/conv_kernels.h"
 #include "conv/tap_walker.h"
@@ -28,7 +33,11 @@ struct Wide {
   using I = typename S::I;
   static constexpr int kPixels = 1;  // pixels per vector
   static constexpr int kChannels = S::kBytes;
-  static I load(const uint8_t* const* px, int c0, int n) { return S::load(px[0] + c0, n); }
+  template <int M>
+  static I load(const uint8_t* const* px, int c0, int n) {
+    if constexpr (M == 1) return S::load(px[0] + c0, n);
+    else return S::load_dup2(px[0] + c0 / 2, n);
+  }
   static I load_w(const int8_t* p) { return S::load_w(p); }
   static I load_i32(const int32_t* p) { return S::load_i32(p); }
   template <bool FBIAS>
@@ -43,7 +52,11 @@ struct Paired {
   using I = typename S::I;
   static constexpr int kPixels = 2;
   static constexpr int kChannels = 32;
-  static I load(const uint8_t* const* px, int c0, int n) { return S::load_pair(px[0] + c0, px[1] + c0, n); }
+  template <int M>
+  static I load(const uint8_t* const* px, int c0, int n) {
+    if constexpr (M == 1) return S::load_pair(px[0] + c0, px[1] + c0, n);
+    else return S::load_pair_dup2(px[0] + c0 / 2, px[1] + c0 / 2, n);
+  }
   static I load_w(const int8_t* p) { return S::load_w_dup(p); }
   static I load_i32(const int32_t* p) { return S::load_i32_dup(p); }
   template <bool FBIAS>
@@ -53,14 +66,16 @@ struct Paired {
   static void store(uint8_t* const* out, const I r[4], int n) { S::store4_pair(out[0], out[1], r, n); }
 };
 
-// One channel range [c0, c0 + n) of V vectors of pixels: taps[t] lists the pixels' tap t
-// pointers and out their output rows, L::kPixels per vector.
-template <class S, class L, int V, int QUADS, bool ROW, bool FBIAS>
+// One output channel range [c0, c0 + n) of V vectors of pixels: taps[t] lists the
+// pixels' tap t pointers and out their output rows, L::kPixels per vector. nq quads of
+// taps (QUADS when it is not 0: the common kernels get their loop unrolled).
+template <class S, class L, int V, int QUADS, int M, bool ROW, bool FBIAS>
 void depthwise_block(const DirectArgs& a, const uint8_t* const* const* taps, uint8_t* const* out,
-                     int c0, int n) {
+                     int c0, int n, int nq) {
   using I = typename S::I;
+  if constexpr (QUADS != 0) nq = QUADS;
   const int block = (c0 / 64) * 256 + c0 % 64;  // byte offset of the block's chunk
-  const int8_t* w = a.W + (c0 / 64) * (QUADS * 256) + c0 % 64;
+  const int8_t* w = a.W + (c0 / 64) * (nq * 256) + c0 % 64;
   // Lane-order parameters of accumulator j start at 64 b + 16 j + (c0 % 64) / 4.
   const int pq = (c0 / 64) * 64 + (c0 % 64) / 4;
   I acc[V][4], rs[V][4];
@@ -71,11 +86,11 @@ void depthwise_block(const DirectArgs& a, const uint8_t* const* const* taps, uin
       rs[v][j] = S::zero();
     }
   }
-  for (int q = 0; q < QUADS; ++q) {
+  for (int q = 0; q < nq; ++q) {
     I x[V][4];
     for (int v = 0; v < V; ++v) {
       I t[4];
-      for (int i = 0; i < 4; ++i) t[i] = L::load(taps[4 * q + i] + v * L::kPixels, c0, n);
+      for (int i = 0; i < 4; ++i) t[i] = L::template load<M>(taps[4 * q + i] + v * L::kPixels, c0, n);
       S::interleave(t, x[v]);
     }
     for (int j = 0; j < 4; ++j) {
@@ -103,61 +118,62 @@ void depthwise_block(const DirectArgs& a, const uint8_t* const* const* taps, uin
 // Two pixels per step (Paired: four), in two vectors that share weight and parameter
 // loads; on AVX-512 a last channel range of at most 32 runs both pixels in one Paired
 // vector instead of two half-empty ones.
-template <class S, class L, int QUADS, bool ROW, bool FBIAS>
+template <class S, class L, int QUADS, int M, bool ROW, bool FBIAS>
 void depthwise_run(const DirectArgs& a) {
-  constexpr int PX = 2 * L::kPixels, SLOTS = 4 * QUADS;
+  constexpr int PX = 2 * L::kPixels;
   const detail::ConvGeometry& g = *a.g;
-  const int C = g.in_channels;
-  TapWalker walker(g, a.A, a.zp_row, a.pixel_begin, SLOTS, a.zero_row);
-  const uint8_t* taps[SLOTS][PX];  // [tap][pixel]
+  const int C = g.out_channels, nq = (g.kernel_prod() + 3) / 4, slots = 4 * nq;
+  TapWalker walker(g, a.A, a.zp_row, a.pixel_begin, slots, a.zero_row);
+  std::vector<const uint8_t*> taps(static_cast<size_t>(slots) * PX);  // [tap][pixel]
+  std::vector<const uint8_t* const*> tap_rows(slots);                 // tap t's pixels
+  for (int t = 0; t < slots; ++t) tap_rows[t] = taps.data() + t * PX;
   uint8_t* out[PX];
-  const uint8_t* const* tap_rows[SLOTS];  // tap t's pixels
-  for (int t = 0; t < SLOTS; ++t) tap_rows[t] = taps[t];
   for (int64_t px0 = a.pixel_begin; px0 < a.pixel_end; px0 += PX) {
     const int np = static_cast<int>(std::min<int64_t>(PX, a.pixel_end - px0));
     for (int p = 0; p < PX; ++p) {
       // Pixels past the end repeat the last one, writing its (equal) result again.
-      for (int t = 0; t < SLOTS; ++t) taps[t][p] = walker.taps()[t];
+      for (int t = 0; t < slots; ++t) taps[t * PX + p] = walker.taps()[t];
       out[p] = a.C + (px0 + std::min(p, np - 1)) * C;
       if (p + 1 < np) walker.next();
     }
-    int c0 = 0;
-    for (; c0 < C; c0 += L::kChannels) {
+    for (int c0 = 0; c0 < C; c0 += L::kChannels) {
       const int n = std::min(L::kChannels, C - c0);
       if constexpr (S::kPairs && L::kPixels == 1) {
         if (n <= 32) {
-          depthwise_block<S, Paired<S>, 1, QUADS, ROW, FBIAS>(a, tap_rows, out, c0, n);
+          depthwise_block<S, Paired<S>, 1, QUADS, M, ROW, FBIAS>(a, tap_rows.data(), out, c0, n, nq);
           continue;
         }
       }
-      depthwise_block<S, L, 2, QUADS, ROW, FBIAS>(a, tap_rows, out, c0, n);
+      depthwise_block<S, L, 2, QUADS, M, ROW, FBIAS>(a, tap_rows.data(), out, c0, n, nq);
     }
     if (px0 + PX < a.pixel_end) walker.next();
   }
 }
 
-template <class S, class L, int QUADS>
+template <class S, class L, int QUADS, int M>
 void depthwise_flags(const DirectArgs& a) {
   const bool row = a.row_w != nullptr, fbias = a.q.fbias != nullptr;
-  if (row && fbias) depthwise_run<S, L, QUADS, true, true>(a);
-  else if (row) depthwise_run<S, L, QUADS, true, false>(a);
-  else if (fbias) depthwise_run<S, L, QUADS, false, true>(a);
-  else depthwise_run<S, L, QUADS, false, false>(a);
+  if (row && fbias) depthwise_run<S, L, QUADS, M, true, true>(a);
+  else if (row) depthwise_run<S, L, QUADS, M, true, false>(a);
+  else if (fbias) depthwise_run<S, L, QUADS, M, false, true>(a);
+  else depthwise_run<S, L, QUADS, M, false, false>(a);
 }
 
-// Kernels of 9 taps (3x3) take 3 quads; 25 (5x5) and 27 (3x3x3) take 7.
+// 3x3 kernels (9 taps) take 3 quads, 5x5 (25) and 3x3x3 (27) take 7, unrolled; other
+// kernels (7x7, the larger 3D ones) and channel multiplier 2 run the quad loop as is.
 template <class S, class L>
 void depthwise_layout(const DirectArgs& a) {
-  if (a.g->kernel_prod() <= 12)
-    depthwise_flags<S, L, 3>(a);
-  else
-    depthwise_flags<S, L, 7>(a);
+  const int nq = (a.g->kernel_prod() + 3) / 4;
+  if (a.g->out_channels != a.g->in_channels) depthwise_flags<S, L, 0, 2>(a);
+  else if (nq == 3) depthwise_flags<S, L, 3, 1>(a);
+  else if (nq == 7) depthwise_flags<S, L, 7, 1>(a);
+  else depthwise_flags<S, L, 0, 1>(a);
 }
 
 template <class S>
 void depthwise_kernel(const DirectArgs& a) {
   if constexpr (S::kPairs) {
-    if (a.g->in_channels <= 32) {
+    if (a.g->out_channels <= 32) {
       depthwise_layout<S, Paired<S>>(a);
       return;
     }

@@ -15,8 +15,8 @@ void groupwise_conv(const ConvGeometry& g, const uint8_t* A, const int8_t* packe
                     const char* where) {
   check_direct_call(g, A, packed, r, C, thread_id, num_threads, where);
   const int cg = g.ic_per_group();
-  check_arg(g.oc_per_group() == cg && (cg == 4 || cg == 8 || cg == 16), where, "IC/G", cg,
-            "must equal OC/G and be 4, 8 or 16 for the groupwise kernel");
+  check_arg(g.oc_per_group() == cg && (cg == 2 || cg == 4 || cg == 8 || cg == 16), where, "IC/G",
+            cg, "must equal OC/G and be 2, 4, 8 or 16 for the groupwise kernel");
   const conv::ChannelParams params(r, g.out_channels);
   const std::vector<uint8_t> zp_row(params.mult.size(), static_cast<uint8_t>(r.a_zero_point));
   conv::DirectArgs args{};

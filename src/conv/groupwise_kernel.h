@@ -1,4 +1,4 @@
-// The groupwise kernel (IC/G == OC/G = CG in {4, 8, 16}), written once over a vector
+// The groupwise kernel (IC/G == OC/G = CG in {2, 4, 8, 16}), written once over a vector
 // vocabulary S (simd_conv_*.h).
 //
 // A vector of L int32 lanes holds output channels [v L, v L + L): L / CG whole groups
@@ -9,7 +9,10 @@
 // packed weights adds CG/4 ... 4 x 4 products per lane: every lane works, whatever CG is.
 // P output pixels share each weight load. Row sums (nonzero B zero points): the dot of
 // each tap's 16 bytes with ones, on 128 bits, gives every dword's sum; a lane permute
-// per dword gathers a lane's group sum at the end.
+// per dword gathers a lane's group sum at the end. CG = 2: a group's inputs are half a
+// dword; the shuffle zeroes the other half (and the packed weights are zero there), and
+// the row sum is the dot of the same shuffled vector with ones, which gives each lane
+// its own group's sum directly.
 #pragma once
 
 #include <algorithm>
@@ -26,7 +29,8 @@ namespace {
 template <class S, int CG, int P, bool ROW, bool FBIAS>
 void groupwise_run(const DirectArgs& a) {
   using I = typename S::I;
-  constexpr int L = S::kLanes, DQ = CG / 4, SPAN = L > CG ? L : CG;
+  constexpr int L = S::kLanes, DQ = (CG + 3) / 4, SPAN = L > CG ? L : CG;
+  constexpr bool kHalf = CG == 2;  // half a dword per group (see the top)
   const detail::ConvGeometry& g = *a.g;
   const int C = g.in_channels, taps = g.kernel_prod();
   const int nvec = (C + L - 1) / L;
@@ -37,7 +41,9 @@ void groupwise_run(const DirectArgs& a) {
   for (int d = 0; d < DQ; ++d) {
     for (int l = 0; l < L; ++l) {
       const int goff = (l / CG) * CG;
-      for (int b = 0; b < 4; ++b) ctrl_bytes[d][4 * l + b] = static_cast<int8_t>(goff + 4 * d + b);
+      // Control bytes with the high bit set make the shuffle write zero.
+      for (int b = 0; b < 4; ++b)
+        ctrl_bytes[d][4 * l + b] = kHalf && b >= CG ? int8_t{-128} : static_cast<int8_t>(goff + 4 * d + b);
       fold_idx[d][l] = goff / 4 + d;
     }
   }
@@ -46,6 +52,9 @@ void groupwise_run(const DirectArgs& a) {
     ctrl[d] = S::load_w(ctrl_bytes[d]);
     fold[d] = S::load_i32(fold_idx[d]);
   }
+  alignas(64) int8_t ones_bytes[S::kBytes];
+  std::fill_n(ones_bytes, S::kBytes, int8_t{1});
+  const auto ones = S::prep_w(S::load_w(ones_bytes));
 
   std::vector<const uint8_t*> tp(static_cast<size_t>(P) * taps);
   TapWalker walker(g, a.A, a.zp_row, a.pixel_begin, taps);
@@ -60,21 +69,26 @@ void groupwise_run(const DirectArgs& a) {
       const int base = (v * L / CG) * CG;
       const int n_in = std::min(SPAN, C - base);
       const int8_t* w = a.W + static_cast<int64_t>(v * L / 16) * taps * DQ * 64 + (v * L % 16) * 4;
-      I acc[P];
+      I acc[P], half_rs[P];
       __m128i rs[P];
       const I col = S::load_i32(a.q.col_term + v * L);
       for (int p = 0; p < P; ++p) {
         acc[p] = col;
+        half_rs[p] = S::zero();
         rs[p] = _mm_setzero_si128();
       }
       for (int t = 0; t < taps; ++t) {
         I b[P];
         for (int p = 0; p < P; ++p) b[p] = S::bcast16(tp[p * taps + t] + base, n_in);
-        if constexpr (ROW)
+        if constexpr (ROW && !kHalf)
           for (int p = 0; p < P; ++p) rs[p] = S::row_dot(rs[p], b[p]);
         for (int d = 0; d < DQ; ++d) {
           const auto wd = S::prep_w(S::load_w(w + (t * DQ + d) * 64));
-          for (int p = 0; p < P; ++p) acc[p] = S::dot_w(acc[p], S::shuffle_bytes(b[p], ctrl[d]), wd);
+          for (int p = 0; p < P; ++p) {
+            const I x = S::shuffle_bytes(b[p], ctrl[d]);
+            acc[p] = S::dot_w(acc[p], x, wd);
+            if constexpr (ROW && kHalf) half_rs[p] = S::dot_w(half_rs[p], x, ones);
+          }
         }
       }
       const int n_out = std::min(L, C - v * L);
@@ -82,7 +96,9 @@ void groupwise_run(const DirectArgs& a) {
       const I b_zp = ROW ? S::load_i32(a.q.b_zp + v * L) : S::zero();
       for (int p = 0; p < np; ++p) {
         I raw = acc[p];
-        if constexpr (ROW) {
+        if constexpr (ROW && kHalf) {
+          raw = S::sub(raw, S::mul_lo(b_zp, half_rs[p]));
+        } else if constexpr (ROW) {
           I row_sum = S::zero();
           const I sums = S::widen(rs[p]);
           for (int d = 0; d < DQ; ++d) row_sum = S::add(row_sum, S::permute_lanes(sums, fold[d]));
@@ -107,6 +123,7 @@ void groupwise_flags(const DirectArgs& a) {
 template <class S, int P>
 void groupwise_kernel(const DirectArgs& a) {
   switch (a.g->ic_per_group()) {
+    case 2: groupwise_flags<S, 2, P>(a); break;
     case 4: groupwise_flags<S, 4, P>(a); break;
     case 8: groupwise_flags<S, 8, P>(a); break;
     default: groupwise_flags<S, 16, P>(a); break;

@@ -12,7 +12,7 @@ int vectors(const ConvGeometry& g) { return (g.out_channels + 15) / 16; }
 int64_t packed_index(const ConvGeometry& g, int grp, int o, int t, int c) {
   const int cg = g.oc_per_group();
   const int oc = grp * cg + o, v = oc / 16, l = oc % 16;
-  return ((((int64_t{v} * g.kernel_prod() + t) * (cg / 4) + c / 4) * 16 + l) * 4) + c % 4;
+  return ((((int64_t{v} * g.kernel_prod() + t) * ((cg + 3) / 4) + c / 4) * 16 + l) * 4) + c % 4;
 }
 
 // Index of the same weight in the source: KRSC (grp, o, t, c) or (grp, t, c, o).
@@ -34,7 +34,7 @@ void for_each_weight(const ConvGeometry& g, F f) {
 }  // namespace
 
 int64_t gconv_packed_bytes(const ConvGeometry& g) {
-  return int64_t{vectors(g)} * 16 * g.kernel_prod() * g.ic_per_group();
+  return int64_t{vectors(g)} * 64 * g.kernel_prod() * ((g.ic_per_group() + 3) / 4);
 }
 
 void pack_gconv_weights(const ConvGeometry& g, bool krsc, const int8_t* src, int8_t* dst) {

@@ -28,6 +28,19 @@ struct ConvAvx2 {
     return _mm256_load_si256(reinterpret_cast<const __m256i*>(tmp));
   }
   static I load_w(const int8_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+  // As ConvAvx512::load_dup2: the n / 2 input bytes at p (n even), each twice.
+  static I load_dup2(const uint8_t* p, int n) {
+    __m128i x;
+    if (n == 32) {
+      x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    } else {
+      alignas(16) uint8_t tmp[16] = {};
+      std::memcpy(tmp, p, static_cast<size_t>(n / 2));
+      x = _mm_load_si128(reinterpret_cast<const __m128i*>(tmp));
+    }
+    const I w = _mm256_cvtepu8_epi16(x);
+    return _mm256_or_si256(w, _mm256_slli_epi16(w, 8));
+  }
 
   // Weights split into sign-extended even and odd bytes in 16-bit lanes, for dot_w.
   struct W {

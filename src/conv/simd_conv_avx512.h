@@ -28,6 +28,14 @@ struct ConvAvx512 {
     return n == 64 ? _mm512_loadu_si512(p) : _mm512_maskz_loadu_epi8(bytes_mask(n), p);
   }
   static I load_w(const int8_t* p) { return _mm512_loadu_si512(p); }
+  // Channel multiplier 2: output channel c reads input channel c / 2, so the n (even)
+  // bytes of output channels are the n / 2 input bytes at p, each repeated twice: widen
+  // every byte to a word and copy it into the word's upper byte.
+  static I load_dup2(const uint8_t* p, int n) {
+    const __m256i x = _mm256_maskz_loadu_epi8(static_cast<__mmask32>(bytes_mask(n / 2)), p);
+    const I w = _mm512_cvtepu8_epi16(x);
+    return _mm512_or_si512(w, _mm512_slli_epi16(w, 8));
+  }
 
   // Weights prepared for dot_w: as loaded (VNNI), or split into sign-extended even and
   // odd bytes in 16-bit lanes, once per load when several activations share them.
@@ -95,6 +103,14 @@ struct ConvAvx512 {
     const __mmask32 m = static_cast<__mmask32>(bytes_mask(n));
     return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_maskz_loadu_epi8(m, p0)),
                               _mm256_maskz_loadu_epi8(m, p1), 1);
+  }
+  // load_pair of a channel multiplier 2 layer (load_dup2 per pixel, n <= 32).
+  static I load_pair_dup2(const uint8_t* p0, const uint8_t* p1, int n) {
+    const __mmask16 m = static_cast<__mmask16>(bytes_mask(n / 2));
+    const __m256i w0 = _mm256_cvtepu8_epi16(_mm_maskz_loadu_epi8(m, p0));
+    const __m256i w1 = _mm256_cvtepu8_epi16(_mm_maskz_loadu_epi8(m, p1));
+    const I w = _mm512_inserti64x4(_mm512_castsi256_si512(w0), w1, 1);
+    return _mm512_or_si512(w, _mm512_slli_epi16(w, 8));
   }
   static I load_w_dup(const int8_t* p) {
     return _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));

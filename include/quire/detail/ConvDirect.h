@@ -77,14 +77,15 @@ bool b_symmetric(const Op& op, const conv_param_t<D>& p) {
 // Checks the requantization arguments; throws std::invalid_argument naming them.
 void check_direct_requant(const DirectRequant& r, const char* where);
 
-// Depthwise convolution (G == IC == OC = C) over output pixels [thread's share of
-// MB * OUT_DIM): packed is a PackedDepthWiseConvMatrix buffer of `kernel_prod` taps.
+// Depthwise convolution (G == IC, OC = IC or 2 IC; output channel c reads input channel
+// c * IC / OC) over output pixels [thread's share of MB * OUT_DIM): packed is a
+// PackedDepthWiseConvMatrix buffer of OC channels and `kernel_prod` taps (any kernel).
 void depthwise_conv(const ConvGeometry& g, const uint8_t* A, const int8_t* packed,
                     const DirectRequant& r, uint8_t* C, int thread_id, int num_threads,
                     const char* where);
 
-// Groupwise convolution (IC/G == OC/G in {4, 8, 16}): packed is a PackWeightMatrixForGConv
-// buffer.
+// Groupwise convolution (IC/G == OC/G in {2, 4, 8, 16}): packed is a
+// PackWeightMatrixForGConv buffer of the direct layout.
 void groupwise_conv(const ConvGeometry& g, const uint8_t* A, const int8_t* packed,
                     const DirectRequant& r, uint8_t* C, int thread_id, int num_threads,
                     const char* where);

@@ -37,6 +37,9 @@ struct TransposedConvArgs {
   bool row_sums;  // compute row sums (some B zero point is nonzero)
   TransposedRowFn finish;
   void* ctx;
+  // The path the call runs (its GEMM kernels and row routines), read once by the entry
+  // point, so that one call never mixes two paths.
+  inst_set_t inst_set;
 };
 
 // This thread's share (fbgemmPartition1D of the output rows) of the convolution.
