@@ -49,6 +49,10 @@ class PackABase : public PackMatrix<PT, uint8_t, accT> {
   // small problem gets a small buffer.
   int64_t packedLd() const { return detail::packed_a_ld(this->params_, this->ncols_ / this->groups_); }
 
+  // The path whose packing routines this packer runs: the one active when it was built,
+  // like its blocking (all paths pack the same bytes; only the speed differs).
+  inst_set_t packingPath() const { return path_; }
+
   ~PackABase() override {
     if (owns_row_offset_) fbgemmAlignedFree(row_offset_);
   }
@@ -82,6 +86,7 @@ class PackABase : public PackMatrix<PT, uint8_t, accT> {
     return detail::resolve_blocking(params, where, detail::accumulation_of<accT>());
   }
 
+  inst_set_t path_ = fbgemmInstructionSet();
   int32_t* row_offset_ = nullptr;
   bool owns_row_offset_ = false;
 };

@@ -52,7 +52,7 @@ class PackAFromMatrix : public PackABase<PT, accT> {
       : PackABase<PT, accT>(checked_int(nRow, where, "nRow"), checked_int(nCol, where, "nCol"),
                             pmat, groups, WITH_ROW_OFFSETS, row_offset, params, where),
         source_{smat, ld, trans == matrix_op_t::Transpose, static_cast<int32_t>(nRow),
-                static_cast<int32_t>(nCol), groups} {
+                static_cast<int32_t>(nCol), groups, this->packingPath()} {
     detail::check_arg(trans == matrix_op_t::NoTranspose || trans == matrix_op_t::Transpose, where,
                       "trans", static_cast<int>(trans), "is not a matrix_op_t");
     detail::check_a_source(source_, where);

@@ -53,13 +53,13 @@ class PackAWithIm2Col final
     int32_t* sums = b_symmetric_ ? nullptr : this->getRowOffsetBuffer();
     if (detail::im2col_is_identity(geometry_)) {
       const detail::ASource source{sdata_, geometry_.in_channels, false, this->nrows_,
-                                   this->ncols_, this->groups_};
+                                   this->ncols_, this->groups_, this->packingPath()};
       uint8_t* dst = detail::a_block_in_place(source, block) ? this->buf_ : this->block_buffer();
       return detail::pack_a_block(source, block, dst, this->packedLd(), sums);
     }
     uint8_t* dst = this->block_buffer();
     detail::pack_im2col_block(geometry_, sdata_, zp_row_.data(), block, dst, this->packedLd(),
-                              sums);
+                              sums, this->packingPath());
     return PackedABlock{dst, this->packedLd()};
   }
 

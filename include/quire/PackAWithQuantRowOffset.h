@@ -20,7 +20,8 @@ namespace detail {
 // as pack_a_block does. Returns where the kernel reads the block.
 PackedABlock pack_a_quantized_block(const float* src, int64_t ld, bool transposed, int k_per_group,
                                     const block_type_t& block, const QuantizeArgs& args,
-                                    uint8_t* dst, int64_t ld_dst, int32_t* row_sums);
+                                    uint8_t* dst, int64_t ld_dst, int32_t* row_sums,
+                                    inst_set_t path);
 
 // Checks the float source like check_a_source does for uint8 sources.
 void check_float_a_source(const float* smat, int64_t ld, bool transposed, int64_t rows,
@@ -56,7 +57,7 @@ class PackAWithQuantRowOffset final : public PackABase<PackAWithQuantRowOffset<T
     return detail::pack_a_quantized_block(smat_, ld_, transposed_,
                                           this->numCols() / this->numGroups(), block, args_,
                                           this->block_buffer(), this->packedLd(),
-                                          this->getRowOffsetBuffer());
+                                          this->getRowOffsetBuffer(), this->packingPath());
   }
 
  private:

@@ -152,12 +152,12 @@ void build_row(const ConvGeometry& g, const uint8_t* A, const OutPos& p, int grp
 
 void pack_im2col_block(const ConvGeometry& g, const uint8_t* A, const uint8_t* zp_row,
                        const block_type_t& block, uint8_t* dst, int64_t ld_dst,
-                       int32_t* row_sums) {
+                       int32_t* row_sums, inst_set_t path) {
   const int kg = g.gemm_k_per_group();
   const int grp = block.col_start / kg;
   const int k0 = block.col_start - grp * kg, k1 = k0 + block.col_size;
   const bool accumulate = k0 != 0;
-  const conv::Im2ColRowsFn rows_fn = conv::conv_kernels_for(active_isa()).im2col_rows;
+  const conv::Im2ColRowsFn rows_fn = conv::conv_kernels_for(isa_record(isa_from_inst_set(path))).im2col_rows;
 
   constexpr int kStackRuns = 256;
   Im2ColRun stack_runs[kStackRuns];

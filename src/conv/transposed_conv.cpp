@@ -59,7 +59,7 @@ void transposed_conv(const TransposedConvArgs& a, int thread_id, int num_threads
       for (int kh = 0; kh < KH; ++kh) {
         const int ih = conv_input_index(g, 1, oh, kh);
         if (ih < 0) continue;
-        const ASource src{a.A + ((n * IT + it) * IH + ih) * IW * IC, IC, false, IW, IC, 1};
+        const ASource src{a.A + ((n * IT + it) * IH + ih) * IW * IC, IC, false, IW, IC, 1, a.inst_set};
         const int n0 = (kt * KH + kh) * ldp;  // this kernel row's columns of B
         for (int iw0 = 0; iw0 < IW; iw0 += mcb) {
           const int mc = std::min(mcb, IW - iw0);

@@ -21,11 +21,11 @@ void check_im2col_source(const ConvGeometry& g, const void* sdata, int32_t a_zer
 // G = 1 and the width dilation is 1), so the copy is as wide as the layout allows.
 // dst needs kIm2ColSlack bytes past its last row: rows are written with whole-vector
 // stores. row_sums (nullable) gets the sum of each row's bytes: written when the block
-// starts its group's K range, added otherwise.
+// starts its group's K range, added otherwise. path: whose row routines run.
 inline constexpr int kIm2ColSlack = 64;
 void pack_im2col_block(const ConvGeometry& g, const uint8_t* A, const uint8_t* zp_row,
                        const block_type_t& block, uint8_t* dst, int64_t ld_dst,
-                       int32_t* row_sums);
+                       int32_t* row_sums, inst_set_t path);
 
 // True when the im2col matrix is A itself (1x1 kernel, stride 1, no pads, not
 // transposed): the packer then reads A as a plain matrix, in place when it can.

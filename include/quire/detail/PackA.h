@@ -17,6 +17,7 @@ struct ASource {
   bool transposed;
   int32_t rows, cols;
   int groups;
+  inst_set_t path;  // whose packing routine runs: the path active when the packer was built
 };
 
 // Checks the arguments shared by every A packer; throws std::invalid_argument.
