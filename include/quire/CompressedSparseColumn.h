@@ -65,6 +65,11 @@ class CompressedSparseColumn {
   // size, and for inconsistent arrays (the parts this block reads are checked).
   void SpMDM(const block_type_t& block, const uint8_t* A, int lda, bool accumulation,
              int32_t* C, int ldc) const;
+  // The same with the loops of a given path (quire's addition; the one above runs the
+  // active path's): path's if the CPU has it, else the best below it. DoSpmdmOnInpBuffer
+  // runs the path its f<instSet> was called for, like every output op.
+  void SpMDM(const block_type_t& block, const uint8_t* A, int lda, bool accumulation,
+             int32_t* C, int ldc, inst_set_t path) const;
 
   // The sparse part of a 2D convolution, as an im2col product. For i in
   // [0, block.row_size) (output pixel p = block.row_start + i of the NHWC output: batch n,

@@ -51,7 +51,8 @@ class DoSpmdmOnInpBuffer {
 
   // inp holds the block's int32 results (element (i, j) at
   // inp[(i - row_start) * ld_in + (j - col_start)]); they are updated in place, then
-  // nextop runs on them. The block must lie inside one group's columns.
+  // nextop runs on them. The block must lie inside one group's columns. The sparse loops
+  // are instSet's (or the best the CPU has below it), like the other ops' routines.
   template <inst_set_t instSet>
   int f(outT* out, inT* inp, const block_type_t& block, int ld_out, int ld_in) const {
     detail::check_output_block(kName, block, ld_out, ld_in);
@@ -68,7 +69,7 @@ class DoSpmdmOnInpBuffer {
             kName, "block", detail::block_string(block),
             ("spans groups of " + std::to_string(cols_per_group) + " columns").c_str());
       B_csc_.SpMDM(block, A_ + int64_t{g} * static_cast<int64_t>(B_csc_.NumOfRows()), lda_,
-                   true, inp, ld_in);
+                   true, inp, ld_in, instSet);
     }
     return nextop_.template f<instSet>(out, inp, block, ld_out, ld_in);
   }

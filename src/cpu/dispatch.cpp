@@ -163,11 +163,13 @@ Isa isa_from_inst_set(inst_set_t inst_set) {
 }
 
 // The path itself if the CPU has it, else the nearest row below it that the CPU has.
-const EpilogueTable& epilogue_for(inst_set_t inst_set) {
+const IsaRecord& record_at_or_below(inst_set_t inst_set) {
   int i = static_cast<int>(isa_from_inst_set(inst_set));
   while (!cpu_has(kIsaTraits[i].isa)) --i;
-  return *kRecords[i].epilogue;
+  return kRecords[i];
 }
+
+const EpilogueTable& epilogue_for(inst_set_t inst_set) { return *record_at_or_below(inst_set).epilogue; }
 
 }  // namespace quire::detail
 

@@ -95,4 +95,8 @@ const IsaRecord& active_isa();
 // The record of a given path; throws std::invalid_argument if the CPU lacks it.
 const IsaRecord& isa_record(Isa isa);
 
+// The record of the path an output op was instantiated for: that path's if the CPU has
+// it, else the best the CPU has below it (as epilogue_for picks).
+const IsaRecord& record_at_or_below(inst_set_t inst_set);
+
 }  // namespace quire::detail

@@ -94,6 +94,12 @@ void CompressedSparseColumn::validate(const char* where) const {
 
 void CompressedSparseColumn::SpMDM(const block_type_t& block, const uint8_t* A, int lda,
                                    bool accumulation, int32_t* C, int ldc) const {
+  SpMDM(block, A, lda, accumulation, C, ldc, detail::active_isa().traits().inst_set);
+}
+
+void CompressedSparseColumn::SpMDM(const block_type_t& block, const uint8_t* A, int lda,
+                                   bool accumulation, int32_t* C, int ldc,
+                                   inst_set_t path) const {
   const char* where = "CompressedSparseColumn::SpMDM";
   detail::check_not_null(A, where, "A");
   detail::check_not_null(C, where, "C");
@@ -112,7 +118,7 @@ void CompressedSparseColumn::SpMDM(const block_type_t& block, const uint8_t* A, 
   if (block.row_size == 0 || block.col_size == 0) return;
   const detail::SpmdmArgs args{block, A, lda, num_rows_, accumulation, C, ldc,
                                colptr_.data(), rowidx_.data(), values_.data()};
-  detail::active_isa().spmdm->run(args);
+  detail::record_at_or_below(path).spmdm->run(args);
 }
 
 CompressedSparseColumn CompressedSparseColumn::fromDense(int rows, int cols, const int8_t* B,
