@@ -1,0 +1,141 @@
+// Every micro-kernel the int8 GEMM can call, run on its own through KernelTester
+// (kernel_tester.h) and checked bit for bit, with a sentinel around C:
+//   every path the CPU has x every kernel form the path has (exact; saturating acc16 where
+//   acc16 saturates; pair-safe where the path has no VNNI) x mr in [1, MR] x
+//   nr in {1, L-1, L, L+1, 2L-1, ..., NR} (L int32 lanes) x k in {1, 3, 4, 17, 64, 65}
+//   x accumulate, with 1-3 row panels and varying A and C strides;
+//   the narrow kernels (AVX-512 paths) over mr in [1, 12] x nr in [3, 8];
+//   and the strides, slice offsets and panel widths of the contract on a few tiles.
+// MR and NR are the path's default tile (its record's blocking; acc16's for acc16), which
+// is the largest the driver calls with default blocking.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "kernel_tester.h"
+#include "test_util.h"
+
+namespace quire::test {
+namespace {
+
+using detail::Isa;
+
+constexpr int kDepths[] = {1, 3, 4, 17, 64, 65};
+
+// 1, then L-1, L, L+1 around every multiple of L up to NR (within [1, NR]).
+std::vector<int> nr_set(int lanes, int NR) {
+  std::vector<int> set{1};
+  for (int v = lanes; v <= NR; v += lanes)
+    for (int nr : {v - 1, v, v + 1})
+      if (nr > set.back() && nr <= NR) set.push_back(nr);
+  return set;
+}
+
+// A kernel form: exact, saturating acc16, or pair-safe.
+struct Form {
+  const char* name;
+  bool acc16, pair_safe;
+};
+
+class KernelSweep : public ::testing::TestWithParam<IsaCase> {
+ protected:
+  void SetUp() override {
+    if (!GetParam().supported) GTEST_SKIP() << "needs " << missing_features(GetParam().isa);
+  }
+  Isa isa() const { return detail::isa_from_inst_set(GetParam().isa); }
+  const detail::IsaTraits& traits() const { return detail::traits(isa()); }
+  // Lanes that shape the nr set; the portable kernel has none, so it takes the ymm set.
+  int lanes() const { return traits().vector_bytes > 0 ? traits().int32_lanes() : 8; }
+
+  std::vector<Form> forms() const {
+    std::vector<Form> f{{"exact", false, false}};
+    if (traits().acc16_saturates) f.push_back({"acc16", true, false});
+    if (traits().vector_bytes > 0 && !traits().vnni) f.push_back({"pair_safe", false, true});
+    return f;
+  }
+  // B for a form: pair-safe kernels need the bound; the others alternate full-range and
+  // extreme weights (which saturate acc16, and must not disturb the exact kernels).
+  static BKind b_for(const Form& form, int i) {
+    if (form.pair_safe) return BKind::pair_bounded;
+    return i % 2 ? BKind::extreme : BKind::full;
+  }
+};
+
+TEST_P(KernelSweep, ColumnKernels) {
+  const detail::IsaRecord& record = detail::isa_record(isa());
+  uint32_t seed = 0;
+  for (const Form& form : forms()) {
+    const BlockingFactors& bf = form.acc16 ? record.blocking_acc16 : record.blocking;
+    for (int mr = 1; mr <= bf.MR; ++mr)
+      for (int nr : nr_set(lanes(), bf.NR))
+        for (int k : kDepths)
+          for (bool accumulate : {false, true}) {
+            ++seed;
+            KernelTester()
+                .isa(isa()).mr(mr).nr(nr).k(k)
+                .m_panels(1 + (mr + k) % 3).lda_pad((mr + k) % 5).ldc_pad(nr % 3)
+                .accumulate(accumulate).acc16(form.acc16).pair_safe(form.pair_safe)
+                .b_kind(b_for(form, int(seed))).seed(seed)
+                .Test();
+            if (HasFailure()) return;  // one broken configuration says enough
+          }
+  }
+}
+
+TEST_P(KernelSweep, NarrowKernels) {
+  const int rows = traits().narrow_rows;
+  if (rows == 0) GTEST_SKIP() << traits().name << " has no narrow kernels";
+  uint32_t seed = 0;
+  for (const Form& form : forms())
+    for (int mr = 1; mr <= rows; ++mr)
+      for (int nr = 3; nr <= 8; ++nr)
+        for (int k : kDepths)
+          for (bool accumulate : {false, true})
+            for (int ldc_pad : {0, 1 + mr % 3}) {  // 0 with nr = 4 or 8: the whole-row stores
+              ++seed;
+              KernelTester()
+                  .isa(isa()).narrow(true).mr(mr).nr(nr).k(k)
+                  .m_panels(1 + (mr + k) % 3).lda_pad((mr + nr + k) % 5).ldc_pad(ldc_pad)
+                  .accumulate(accumulate).acc16(form.acc16).pair_safe(form.pair_safe)
+                  .b_kind(b_for(form, int(seed))).seed(seed)
+                  .Test();
+              if (HasFailure()) return;
+            }
+}
+
+// The strides and the slice's place in its panel: lda not a multiple of 4 and far larger
+// than a row, padded C rows, a slice that starts inside the panel (the driver's column
+// slices), and panels wider than the slice.
+TEST_P(KernelSweep, StridesAndSlices) {
+  const detail::IsaRecord& record = detail::isa_record(isa());
+  const int MR = record.blocking.MR, NR = record.blocking.NR, L = lanes();
+  uint32_t seed = 1000;
+  for (const Form& form : forms())
+    for (int mr : {1, MR})
+      for (int nr : {1, L + 1, NR})
+        for (int lda_pad : {1, 61})
+          for (int ldc_pad : {0, 7})
+            for (int b_offset : {0, 1, L})
+              for (int extra_width : {0, 3 * L}) {
+                ++seed;
+                KernelTester t;
+                t.isa(isa()).mr(mr).nr(nr).k(37).m_panels(2).lda_pad(lda_pad).ldc_pad(ldc_pad)
+                    .b_offset(b_offset).accumulate(seed % 2).acc16(form.acc16)
+                    .pair_safe(form.pair_safe).b_kind(b_for(form, int(seed))).seed(seed);
+                if (extra_width > 0) t.panel_width(b_offset + (nr + L - 1) / L * L + extra_width);
+                t.Test();
+                if (HasFailure()) return;
+              }
+}
+
+TEST(KernelSweepSets, NrCoversEveryVectorBoundary) {
+  EXPECT_EQ(nr_set(16, 64), (std::vector<int>{1, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64}));
+  EXPECT_EQ(nr_set(8, 16), (std::vector<int>{1, 7, 8, 9, 15, 16}));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllPaths, KernelSweep, ::testing::ValuesIn(all_isas()),
+                         [](const auto& info) { return std::string(instSetName(info.param.isa)); });
+
+}  // namespace
+}  // namespace quire::test

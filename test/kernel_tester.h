@@ -1,0 +1,257 @@
+// KernelTester: runs one u8 x s8 -> s32 micro-kernel on its own, outside fbgemmPacked, and
+// checks C bit for bit against plain loops (a builder in the style of XNNPACK's
+// GemmMicrokernelTester):
+//
+//   KernelTester().isa(Isa::avx512_vnni).mr(6).nr(64).k(37).lda_pad(5).ldc_pad(3)
+//       .accumulate(true).Test();
+//
+// The operands are laid out exactly as docs/kernel-contract.md specifies and sized to
+// exactly what it lets a kernel touch, so ASan catches a read past them:
+//   A  m_panels*mr rows, lda = 4*k4 + lda_pad bytes apart; each row holds k values, zeros
+//      up to 4*k4 (the K tail), then lda_pad garbage bytes; the last row ends at 4*k4.
+//   B  one panel of W columns, k4 steps of 4W bytes; lane j of step t holds B[4t..4t+3][j]
+//      (zeros past k). The slice starts at column b_offset. W defaults to the least the
+//      kernel may read: b_offset + ceil(nr / L) * L for column kernels (L int32 lanes),
+//      b_offset + Np (Np = 4 or 8) for narrow ones, b_offset + nr for the portable one.
+//      Columns outside the slice hold garbage that the kernel must throw away.
+//   C  m_panels*mr rows of nr int32, ldc = nr + ldc_pad apart, between two guard zones;
+//      every element outside the tile (guards and row padding) holds a sentinel that must
+//      survive the call.
+// The expected C is exact (C = A*B, or C += A*B with accumulate) except for the acc16
+// kernels, which follow the saturating model of docs/acc16.md over one window (one call
+// is one K block). Pair-safe kernels are exact only for B within the pair bound, so they
+// get B of that kind unless told otherwise.
+//
+// Test() skips (GTEST_SKIP naming the missing CPU features) on a path the CPU lacks, and
+// records at most one failure per call, naming the configuration and the first wrong
+// element, so a sweep can stop at the first broken configuration (HasFailure()).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <exception>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "../src/cpu/isa_record.h"
+#include "../src/jit/kernel_cache.h"
+#include "test_util.h"
+
+namespace quire::test {
+
+// The weights B is drawn from.
+enum class BKind {
+  full,          // uniform over [-128, 127]
+  pair_bounded,  // every K pair (4t, 4t+1), (4t+2, 4t+3) within the pair-safe bound, often at it
+  extreme,       // columns of all 127, all -128 and random +-127/-128: saturates acc16
+};
+
+inline const char* b_kind_name(BKind kind) {
+  switch (kind) {
+    case BKind::full: return "full";
+    case BKind::pair_bounded: return "pair_bounded";
+    case BKind::extreme: return "extreme";
+  }
+  return "?";
+}
+
+class KernelTester {
+ public:
+  KernelTester& isa(detail::Isa v) { isa_ = v; return *this; }
+  KernelTester& mr(int v) { mr_ = v; return *this; }
+  KernelTester& nr(int v) { nr_ = v; return *this; }
+  KernelTester& k(int v) { k_ = v; return *this; }
+  KernelTester& m_panels(int v) { m_panels_ = v; return *this; }
+  KernelTester& lda_pad(int v) { lda_pad_ = v; return *this; }
+  KernelTester& ldc_pad(int v) { ldc_pad_ = v; return *this; }
+  KernelTester& b_offset(int v) { b_offset_ = v; return *this; }
+  KernelTester& panel_width(int v) { panel_width_ = v; return *this; }  // 0: the least allowed
+  KernelTester& accumulate(bool v) { accumulate_ = v; return *this; }
+  KernelTester& narrow(bool v) { narrow_ = v; return *this; }
+  KernelTester& acc16(bool v) { acc16_ = v; return *this; }
+  KernelTester& pair_safe(bool v) {
+    pair_safe_ = v;
+    if (v && !b_kind_set_) b_kind_ = BKind::pair_bounded;
+    return *this;
+  }
+  KernelTester& b_kind(BKind v) { b_kind_ = v; b_kind_set_ = true; return *this; }
+  KernelTester& seed(uint32_t v) { seed_ = v; return *this; }
+
+  std::string describe() const {
+    std::ostringstream s;
+    s << detail::traits(isa_).name << (narrow_ ? " narrow" : "") << (acc16_ ? " acc16" : "")
+      << (pair_safe_ ? " pair_safe" : "") << " mr=" << mr_ << " nr=" << nr_ << " k=" << k_
+      << " m_panels=" << m_panels_ << " lda_pad=" << lda_pad_ << " ldc_pad=" << ldc_pad_
+      << " b_offset=" << b_offset_ << " W=" << width() << " accumulate=" << accumulate_
+      << " b=" << b_kind_name(b_kind_) << " seed=" << seed_;
+    return s.str();
+  }
+
+  void Test() const {
+    if (!detail::cpu_has(isa_))
+      GTEST_SKIP() << detail::traits(isa_).name << " needs " << missing_features(detail::traits(isa_).inst_set);
+    if (pair_safe_ && b_kind_ != BKind::pair_bounded) {
+      ADD_FAILURE() << describe() << ": pair-safe kernels are exact only for pair_bounded B";
+      return;
+    }
+    if (acc16_ && !detail::traits(isa_).acc16_saturates) {
+      ADD_FAILURE() << describe() << ": acc16 runs the exact kernels on this path; test those";
+      return;
+    }
+    if (width() < least_width()) {
+      ADD_FAILURE() << describe() << ": the kernel reads " << least_width() << " panel columns";
+      return;
+    }
+    detail::MicroKernelFn fn = nullptr;
+    try {
+      fn = kernel();
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << describe() << ": no kernel: " << e.what();
+      return;
+    }
+
+    std::mt19937 rng(seed_);
+    const int k4 = (k_ + 3) / 4, rows = m_panels_ * mr_, W = width();
+    const int64_t lda = 4 * k4 + lda_pad_, ldc = nr_ + ldc_pad_;
+
+    // Logical A (rows x 4*k4, zero past k) and its buffer.
+    std::vector<uint8_t> a_logical(size_t(rows) * 4 * k4, 0);
+    std::uniform_int_distribution<int> byte(0, 255), quarter(0, 3);
+    for (int i = 0; i < rows; ++i)
+      for (int q = 0; q < k_; ++q)
+        a_logical[size_t(i) * 4 * k4 + q] = quarter(rng) == 0 ? 255 : uint8_t(byte(rng));
+    std::vector<uint8_t> a(size_t(rows - 1) * lda + 4 * k4);
+    for (int i = 0; i < rows; ++i)
+      for (int64_t q = 0; q < (i + 1 < rows ? lda : 4 * k4); ++q)
+        a[i * lda + q] = q < 4 * k4 ? a_logical[size_t(i) * 4 * k4 + q] : uint8_t(byte(rng));
+
+    // Logical B (4*k4 x W, zero past k in the slice's columns) packed into one panel.
+    const std::vector<int8_t> b_logical = draw_b(rng, k4, W);
+    std::vector<int8_t> b(size_t(k4) * 4 * W);
+    for (int kk = 0; kk < 4 * k4; ++kk)
+      for (int j = 0; j < W; ++j)
+        b[size_t(kk / 4) * 4 * W + size_t(j) * 4 + kk % 4] = b_logical[size_t(kk) * W + j];
+
+    // C between guards; the tile's start values matter only with accumulate. They stay
+    // well inside int32 so that C + A*B cannot overflow (the portable kernel adds as int).
+    constexpr int kGuard = 16;
+    constexpr int32_t kSentinel = 0x5a5a5a5a;
+    std::vector<int32_t> c(kGuard + size_t(rows - 1) * ldc + nr_ + kGuard, kSentinel);
+    std::uniform_int_distribution<int32_t> start(-1000000, 1000000);
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < nr_; ++j) c[kGuard + i * ldc + j] = start(rng);
+    std::vector<int32_t> want = c;
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < nr_; ++j) {
+        const int32_t dot = reference_dot(&a_logical[size_t(i) * 4 * k4], b_logical, W, b_offset_ + j, k4);
+        int32_t& w = want[kGuard + i * ldc + j];
+        w = accumulate_ ? w + dot : dot;
+      }
+
+    detail::MicroKernelArgs args{};
+    args.a = a.data();
+    args.b = b.data() + 4 * b_offset_;
+    args.c = c.data() + kGuard;
+    args.k4_steps = k4;
+    args.lda = lda;
+    args.a_panel_stride = mr_ * lda;
+    args.b_step = 4 * int64_t{W};
+    args.ldc_bytes = ldc * int64_t{sizeof(int32_t)};
+    args.m_panels = m_panels_;
+    args.accumulate = accumulate_;
+    args.mr = mr_;
+    args.nr = nr_;
+    fn(&args);
+
+    int wrong = 0;
+    size_t first = 0;
+    for (size_t e = 0; e < c.size(); ++e)
+      if (c[e] != want[e] && wrong++ == 0) first = e;
+    if (wrong == 0) return;
+    std::ostringstream where;
+    const int64_t rel = int64_t(first) - kGuard;
+    if (rel < 0 || rel >= int64_t(c.size()) - 2 * kGuard) {
+      where << "a guard element " << (rel < 0 ? rel : rel - (int64_t(c.size()) - 2 * kGuard))
+            << (rel < 0 ? " before C" : " after C's last element");
+    } else if (rel % ldc >= nr_) {
+      where << "row padding of C row " << rel / ldc << ", column " << rel % ldc;
+    } else {
+      where << "C[" << rel / ldc << "][" << rel % ldc << "]";
+    }
+    ADD_FAILURE() << describe() << ": " << wrong << " wrong int32 elements; first " << where.str()
+                  << " = " << c[first] << ", expected " << want[first];
+  }
+
+ private:
+  // Lanes of B the kernel loads per row of a step (docs/kernel-contract.md).
+  int least_width() const {
+    const int lanes = detail::traits(isa_).int32_lanes();
+    if (lanes == 0) return b_offset_ + nr_;                     // portable: exactly the slice
+    if (narrow_) return b_offset_ + (nr_ <= 4 ? 4 : 8);         // one 16- or 32-byte broadcast
+    return b_offset_ + (nr_ + lanes - 1) / lanes * lanes;       // whole vectors, never masked
+  }
+  int width() const { return panel_width_ > 0 ? panel_width_ : least_width(); }
+
+  // Pair-safe kernels are reached only through the code cache (the record's entry has no
+  // pair-safe request); every other kernel through the record, as the driver reaches it.
+  detail::MicroKernelFn kernel() const {
+    if (pair_safe_) return jit::kernel(jit::KernelSpec{isa_, mr_, nr_, narrow_, acc16_, true});
+    const detail::MicroKernelFn fn =
+        detail::isa_record(isa_).kernel(detail::KernelRequest{mr_, nr_, narrow_, acc16_});
+    if (fn == nullptr) throw std::invalid_argument("the record's kernel entry returned null");
+    return fn;
+  }
+
+  // 4*k4 x W, row kk at kk*W; rows past k are zero in every column (packed padding).
+  std::vector<int8_t> draw_b(std::mt19937& rng, int k4, int W) const {
+    std::vector<int8_t> b(size_t(k4) * 4 * W, 0);
+    std::uniform_int_distribution<int> full(-128, 127), coin(0, 1);
+    for (int kk = 0; kk < k_; kk += 2)
+      for (int j = 0; j < W; ++j) {
+        int b0 = full(rng), b1 = full(rng);
+        if (b_kind_ == BKind::pair_bounded) {
+          // Positive parts of the pair sum to <= 128, negative parts to >= -128, so
+          // 255 * either stays within int16; half the time b1 sits at its limit.
+          const int lo = b0 < 0 ? -128 - b0 : -128, hi = b0 > 0 ? std::min(127, 128 - b0) : 127;
+          b1 = coin(rng) ? (coin(rng) ? lo : hi) : std::uniform_int_distribution<int>(lo, hi)(rng);
+        } else if (b_kind_ == BKind::extreme) {
+          const int kind = j % 3;  // all 127, all -128, or a random one of +-127 / -128
+          b0 = kind == 0 ? 127 : kind == 1 ? -128 : (coin(rng) ? 127 : -128);
+          b1 = kind == 0 ? 127 : kind == 1 ? -128 : (coin(rng) ? -127 : 126);
+        }
+        b[size_t(kk) * W + j] = int8_t(b0);
+        if (kk + 1 < k_) b[size_t(kk + 1) * W + j] = int8_t(b1);
+      }
+    return b;
+  }
+
+  // One output: the exact dot product, or acc16's (docs/acc16.md, one window):
+  // lo = sat16(lo + sat16(a0*b0 + a1*b1)), hi likewise over (a2, b2), (a3, b3); lo + hi.
+  int32_t reference_dot(const uint8_t* a, const std::vector<int8_t>& b, int W, int col, int k4) const {
+    const auto sat16 = [](int32_t x) { return std::clamp(x, -32768, 32767); };
+    const auto prod = [&](int kk) { return int32_t{a[kk]} * int32_t{b[size_t(kk) * W + col]}; };
+    int32_t exact = 0, lo = 0, hi = 0;
+    for (int t = 0; t < k4; ++t) {
+      const int kk = 4 * t;
+      exact += prod(kk) + prod(kk + 1) + prod(kk + 2) + prod(kk + 3);
+      lo = sat16(lo + sat16(prod(kk) + prod(kk + 1)));
+      hi = sat16(hi + sat16(prod(kk + 2) + prod(kk + 3)));
+    }
+    return acc16_ ? lo + hi : exact;
+  }
+
+  detail::Isa isa_ = detail::Isa::portable;
+  int mr_ = 1, nr_ = 1, k_ = 1, m_panels_ = 1;
+  int lda_pad_ = 0, ldc_pad_ = 0, b_offset_ = 0, panel_width_ = 0;
+  bool accumulate_ = false, narrow_ = false, acc16_ = false, pair_safe_ = false;
+  BKind b_kind_ = BKind::full;
+  bool b_kind_set_ = false;
+  uint32_t seed_ = 1;
+};
+
+}  // namespace quire::test
