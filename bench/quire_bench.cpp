@@ -24,6 +24,7 @@
 #include "quire_gemm.h"
 #include "report.h"
 #include "summary_line.h"
+#include "b_streaming.h"
 #include "thread_pool.h"
 #include "timing.h"
 
@@ -140,6 +141,7 @@ int run(const Options& opt) {
   }
 
   if (table) table->summary(results);
+  print_b_streaming(opt.csv ? stderr : stdout, results, opt.threads, opt.flush);
   if (!opt.json_path.empty()) write_json(opt.json_path, info, results);
   const Summary s = summarize(info, results);
   SummaryLine()
