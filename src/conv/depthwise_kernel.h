@@ -31,6 +31,20 @@
 namespace quire::conv {
 namespace {
 
+// Four taps' channel vectors t0..t3 into vectors whose 32-bit lane (L, d) of x[j] holds
+// the four taps of channel 16 L + 4 j + d (in-lane unpacks; S::store_interleaved's packs
+// undo them).
+template <class S>
+void interleave(const typename S::I t[4], typename S::I x[4]) {
+  using I = typename S::I;
+  const I u0 = S::unpacklo8(t[0], t[1]), u1 = S::unpackhi8(t[0], t[1]);
+  const I v0 = S::unpacklo8(t[2], t[3]), v1 = S::unpackhi8(t[2], t[3]);
+  x[0] = S::unpacklo16(u0, v0);
+  x[1] = S::unpackhi16(u0, v0);
+  x[2] = S::unpacklo16(u1, v1);
+  x[3] = S::unpackhi16(u1, v1);
+}
+
 template <class S>
 struct Wide {
   using I = typename S::I;
@@ -94,7 +108,7 @@ void depthwise_block(const DirectArgs& a, const uint8_t* const* const* taps, uin
     for (int v = 0; v < V; ++v) {
       I t[4];
       for (int i = 0; i < 4; ++i) t[i] = L::template load<M>(taps[4 * q + i] + v * L::kPixels, c0, n);
-      S::interleave(t, x[v]);
+      interleave<S>(t, x[v]);
     }
     for (int j = 0; j < 4; ++j) {
       const auto wj = S::Dot::weights(L::load_w(w + q * 256 + j * 64));

@@ -1,6 +1,6 @@
 // ConvAvx2: the vector vocabulary (simd/vec_avx2.h, 8 int32 lanes per ymm) plus what only
-// the direct convolution kernels need: loads of a pixel's channel bytes, the tap
-// interleave and the pack that undoes it, the groupwise kernel's 16-byte broadcasts and
+// the direct convolution kernels need: loads of a pixel's channel bytes, the pack
+// that undoes the tap interleave, the groupwise kernel's 16-byte broadcasts and
 // row sums. The dot step is SplitDot's exact byte split (AVX2 has no VNNI here);
 // requantization is conv_requant.h's. AVX2 has no byte masks: a partial vector of
 // channels goes through a zeroed stack buffer. Included only by *_avx2.cpp files;
@@ -43,17 +43,8 @@ struct ConvAvx2 : detail::Avx2 {
     return _mm256_or_si256(w, _mm256_slli_epi16(w, 8));
   }
 
-  // As ConvAvx512::interleave, on two 128-bit lanes.
-  static void interleave(const I t[4], I x[4]) {
-    const I u0 = _mm256_unpacklo_epi8(t[0], t[1]), u1 = _mm256_unpackhi_epi8(t[0], t[1]);
-    const I v0 = _mm256_unpacklo_epi8(t[2], t[3]), v1 = _mm256_unpackhi_epi8(t[2], t[3]);
-    x[0] = _mm256_unpacklo_epi16(u0, v0);
-    x[1] = _mm256_unpackhi_epi16(u0, v0);
-    x[2] = _mm256_unpacklo_epi16(u1, v1);
-    x[3] = _mm256_unpackhi_epi16(u1, v1);
-  }
   // As ConvAvx512::store_interleaved: n bytes, in channel order, of four requantized
-  // vectors in interleave()'s lane order.
+  // vectors in interleave's lane order.
   static void store_interleaved(uint8_t* out, const I r[4], int n) {
     const I b = _mm256_packus_epi16(_mm256_packs_epi32(r[0], r[1]), _mm256_packs_epi32(r[2], r[3]));
     if (n == 32) {

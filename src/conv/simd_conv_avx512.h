@@ -1,7 +1,7 @@
 // ConvAvx512<VNNI>: the vector vocabulary (simd/vec_avx512.h, 16 int32 lanes per zmm)
 // plus what only the direct convolution kernels need: loads of a pixel's channel bytes
-// (byte masks for partial vectors), two pixels per vector, the tap interleave and the
-// pack that undoes it, the groupwise kernel's 16-byte broadcasts and row sums. The dot
+// (byte masks for partial vectors), two pixels per vector, the pack that undoes the
+// tap interleave, the groupwise kernel's 16-byte broadcasts and row sums. The dot
 // step is vpdpbusd with VNNI (VnniDot), else SplitDot's exact byte split (each product of
 // a u8 and an s8 fits 16 bits, each pair sum 17: no saturation, unlike vpmaddubsw);
 // requantization is conv_requant.h's. Included only by *_avx512.cpp and *_avx512vnni.cpp
@@ -45,17 +45,6 @@ struct ConvAvx512 : detail::Avx512 {
     return _mm512_or_si512(w, _mm512_slli_epi16(w, 8));
   }
 
-  // Four taps' channel vectors t0..t3 into vectors whose 32-bit lane (L, d) of x[j]
-  // holds the four taps of channel 16 L + 4 j + d (in-lane unpacks).
-  static void interleave(const I t[4], I x[4]) {
-    const I u0 = _mm512_unpacklo_epi8(t[0], t[1]), u1 = _mm512_unpackhi_epi8(t[0], t[1]);
-    const I v0 = _mm512_unpacklo_epi8(t[2], t[3]), v1 = _mm512_unpackhi_epi8(t[2], t[3]);
-    x[0] = _mm512_unpacklo_epi16(u0, v0);
-    x[1] = _mm512_unpackhi_epi16(u0, v0);
-    x[2] = _mm512_unpacklo_epi16(u1, v1);
-    x[3] = _mm512_unpackhi_epi16(u1, v1);
-  }
-
   // Two pixels per vector (channels <= 32): the lower 256 bits hold pixel 0's channels,
   // the upper pixel 1's; weights and parameters are the 32-channel ones, repeated.
   static I load_pair(const uint8_t* p0, const uint8_t* p1, int n) {
@@ -90,7 +79,7 @@ struct ConvAvx512 : detail::Avx512 {
     _mm256_mask_storeu_epi8(out1, m, _mm512_extracti64x4_epi64(b, 1));
   }
 
-  // Stores n bytes of four requantized vectors in interleave()'s lane order: the in-lane
+  // Stores n bytes of four requantized vectors in interleave's lane order: the in-lane
   // packs undo the in-lane unpacks, so the bytes come out in channel order.
   static void store_interleaved(uint8_t* out, const I r[4], int n) {
     const I b = _mm512_packus_epi16(_mm512_packs_epi32(r[0], r[1]), _mm512_packs_epi32(r[2], r[3]));

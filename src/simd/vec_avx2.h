@@ -91,6 +91,9 @@ struct Avx2 {
   // of a and b alternating, a first.
   static I unpacklo16(I a, I b) { return _mm256_unpacklo_epi16(a, b); }
   static I unpackhi16(I a, I b) { return _mm256_unpackhi_epi16(a, b); }
+  // The same for bytes: the low (high) eight of each 128-bit lane of a and b alternating.
+  static I unpacklo8(I a, I b) { return _mm256_unpacklo_epi8(a, b); }
+  static I unpackhi8(I a, I b) { return _mm256_unpackhi_epi8(a, b); }
   template <int N>
   static I srli16(I v) {
     return _mm256_srli_epi16(v, N);

@@ -79,6 +79,9 @@ struct Avx512 {
   // of a and b alternating, a first.
   static I unpacklo16(I a, I b) { return _mm512_unpacklo_epi16(a, b); }
   static I unpackhi16(I a, I b) { return _mm512_unpackhi_epi16(a, b); }
+  // The same for bytes: the low (high) eight of each 128-bit lane of a and b alternating.
+  static I unpacklo8(I a, I b) { return _mm512_unpacklo_epi8(a, b); }
+  static I unpackhi8(I a, I b) { return _mm512_unpackhi_epi8(a, b); }
   template <int N>
   static I srli16(I v) {
     return _mm512_srli_epi16(v, N);
