@@ -1,12 +1,14 @@
-// The depthwise kernel, written once over a vector vocabulary S (simd_conv_*.h).
+// The depthwise kernel, written once over a vector vocabulary S (simd_conv_*.h: the
+// vocabulary of src/simd plus the conv's own loads and tap interleave).
 //
 // Per vector of channels: for each quad of taps, load the four taps' channel vectors,
 // interleave them so that each 32-bit lane holds one channel's four taps, and add their
-// dot product with the packed weights (one vpdpbusd per vector on VNNI) into four
-// accumulators, which start at the channels' col_term. With nonzero B zero points a
+// dot product with the packed weights (S::Dot: one vpdpbusd per vector on VNNI) into
+// four accumulators, which start at the channels' col_term. With nonzero B zero points a
 // second dot product, with b_zp[c] in every byte of channel c's lane, accumulates
 // b_zp * row sum, subtracted at the end (no multiply). Then the accumulators are
-// requantized in registers and packed to bytes, which restores channel order. Taps past
+// requantized in registers (conv_requant.h) and packed to bytes, which restores channel
+// order. Taps past
 // the kernel's last read a row of zeros (against zero weights).
 //
 // Two layouts of pixels in a vector: Wide, one pixel per vector (kBytes channels at a
@@ -23,33 +25,49 @@
 #include <vector>
 
 #include "conv/conv_kernels.h"
+#include "conv/conv_requant.h"
 #include "conv/tap_walker.h"
 
 namespace quire::conv {
 namespace {
 
+// Four taps' channel vectors t0..t3 into vectors whose 32-bit lane (L, d) of x[j] holds
+// the four taps of channel 16 L + 4 j + d (in-lane unpacks; S::store_interleaved's packs
+// undo them).
+template <class S>
+void interleave(const typename S::I t[4], typename S::I x[4]) {
+  using I = typename S::I;
+  const I u0 = S::unpacklo8(t[0], t[1]), u1 = S::unpackhi8(t[0], t[1]);
+  const I v0 = S::unpacklo8(t[2], t[3]), v1 = S::unpackhi8(t[2], t[3]);
+  x[0] = S::unpacklo16(u0, v0);
+  x[1] = S::unpackhi16(u0, v0);
+  x[2] = S::unpacklo16(u1, v1);
+  x[3] = S::unpackhi16(u1, v1);
+}
+
 template <class S>
 struct Wide {
   using I = typename S::I;
+  using F = typename S::F;
   static constexpr int kPixels = 1;  // pixels per vector
   static constexpr int kChannels = S::kBytes;
   template <int M>
   static I load(const uint8_t* const* px, int c0, int n) {
-    if constexpr (M == 1) return S::load(px[0] + c0, n);
+    if constexpr (M == 1) return S::load_channels(px[0] + c0, n);
     else return S::load_dup2(px[0] + c0 / 2, n);
   }
-  static I load_w(const int8_t* p) { return S::load_w(p); }
-  static I load_i32(const int32_t* p) { return S::load_i32(p); }
-  template <bool FBIAS>
-  static typename S::Params params(const ChannelRequant& q, int p) {
-    return S::template params<FBIAS>(q, p);
+  static I load_w(const int8_t* p) { return S::load_raw(p); }
+  static I load_i32(const int32_t* p) { return S::load(p); }
+  static F loadf(const float* p) { return S::loadf(p); }
+  static void store(uint8_t* const* out, const I r[4], int n) {
+    S::store_interleaved(out[0], r, n);
   }
-  static void store(uint8_t* const* out, const I r[4], int n) { S::store4(out[0], r, n); }
 };
 
 template <class S>
 struct Paired {
   using I = typename S::I;
+  using F = typename S::F;
   static constexpr int kPixels = 2;
   static constexpr int kChannels = 32;
   template <int M>
@@ -59,11 +77,10 @@ struct Paired {
   }
   static I load_w(const int8_t* p) { return S::load_w_dup(p); }
   static I load_i32(const int32_t* p) { return S::load_i32_dup(p); }
-  template <bool FBIAS>
-  static typename S::Params params(const ChannelRequant& q, int p) {
-    return S::template params_dup<FBIAS>(q, p);
+  static F loadf(const float* p) { return S::loadf_dup(p); }
+  static void store(uint8_t* const* out, const I r[4], int n) {
+    S::store_interleaved_pair(out[0], out[1], r, n);
   }
-  static void store(uint8_t* const* out, const I r[4], int n) { S::store4_pair(out[0], out[1], r, n); }
 };
 
 // One output channel range [c0, c0 + n) of V vectors of pixels: taps[t] lists the
@@ -83,7 +100,7 @@ void depthwise_block(const DirectArgs& a, const uint8_t* const* const* taps, uin
     const I col = L::load_i32(a.q.col_term + pq + 16 * j);
     for (int v = 0; v < V; ++v) {
       acc[v][j] = col;
-      rs[v][j] = S::zero();
+      rs[v][j] = S::zeroi();
     }
   }
   for (int q = 0; q < nq; ++q) {
@@ -91,22 +108,26 @@ void depthwise_block(const DirectArgs& a, const uint8_t* const* const* taps, uin
     for (int v = 0; v < V; ++v) {
       I t[4];
       for (int i = 0; i < 4; ++i) t[i] = L::template load<M>(taps[4 * q + i] + v * L::kPixels, c0, n);
-      S::interleave(t, x[v]);
+      interleave<S>(t, x[v]);
     }
     for (int j = 0; j < 4; ++j) {
-      const auto wj = S::prep_w(L::load_w(w + q * 256 + j * 64));
-      for (int v = 0; v < V; ++v) acc[v][j] = S::dot_w(acc[v][j], x[v][j], wj);
+      const auto wj = S::Dot::weights(L::load_w(w + q * 256 + j * 64));
+      for (int v = 0; v < V; ++v) acc[v][j] = S::Dot::dot(acc[v][j], x[v][j], wj);
       if constexpr (ROW) {
-        const auto zj = S::prep_w(L::load_w(a.row_w + block + j * 64));
-        for (int v = 0; v < V; ++v) rs[v][j] = S::dot_w(rs[v][j], x[v][j], zj);
+        const auto zj = S::Dot::weights(L::load_w(a.row_w + block + j * 64));
+        for (int v = 0; v < V; ++v) rs[v][j] = S::Dot::dot(rs[v][j], x[v][j], zj);
       }
     }
   }
   I r[V][4];
   for (int j = 0; j < 4; ++j) {
-    const typename S::Params k = L::template params<FBIAS>(a.q, pq + 16 * j);
-    for (int v = 0; v < V; ++v)
-      r[v][j] = S::template apply<FBIAS>(ROW ? S::sub(acc[v][j], rs[v][j]) : acc[v][j], k, a.q);
+    // The lanes' parameters, loaded once for the V vectors.
+    const typename S::F mult = L::loadf(a.q.mult + pq + 16 * j);
+    const typename S::F fbias = FBIAS ? L::loadf(a.q.fbias + pq + 16 * j) : S::zerof();
+    for (int v = 0; v < V; ++v) {
+      const I raw = ROW ? S::subi(acc[v][j], rs[v][j]) : acc[v][j];
+      r[v][j] = requantize<S, FBIAS>(raw, fbias, mult, a.q);
+    }
   }
   for (int v = 0; v < V; ++v) {
     uint8_t* o[L::kPixels];

@@ -1,18 +1,18 @@
 // The groupwise kernel (IC/G == OC/G = CG in {2, 4, 8, 16}), written once over a vector
-// vocabulary S (simd_conv_*.h).
+// vocabulary S (simd_conv_*.h: the vocabulary of src/simd plus the conv's own loads).
 //
 // A vector of L int32 lanes holds output channels [v L, v L + L): L / CG whole groups
 // (or, with L < CG, part of one). Their inputs are the SPAN = max(L, CG) bytes of the
 // same channel range, which one 16-byte load per tap brings in, repeated in every
 // 128-bit lane. For each dword d of a group's CG input channels, one byte shuffle hands
 // lane l the dword d of its own group, and one dot product (vpdpbusd on VNNI) with the
-// packed weights adds CG/4 ... 4 x 4 products per lane: every lane works, whatever CG is.
+// packed weights (S::Dot) adds CG/4 ... 4 x 4 products per lane: every lane works, whatever CG is.
 // P output pixels share each weight load. Row sums (nonzero B zero points): the dot of
 // each tap's 16 bytes with ones, on 128 bits, gives every dword's sum; a lane permute
 // per dword gathers a lane's group sum at the end. CG = 2: a group's inputs are half a
 // dword; the shuffle zeroes the other half (and the packed weights are zero there), and
 // the row sum is the dot of the same shuffled vector with ones, which gives each lane
-// its own group's sum directly.
+// its own group's sum directly. The sums are requantized by conv_requant.h.
 #pragma once
 
 #include <algorithm>
@@ -21,6 +21,7 @@
 
 #include "common/intrinsics.h"
 #include "conv/conv_kernels.h"
+#include "conv/conv_requant.h"
 #include "conv/tap_walker.h"
 
 namespace quire::conv {
@@ -29,7 +30,7 @@ namespace {
 template <class S, int CG, int P, bool ROW, bool FBIAS>
 void groupwise_run(const DirectArgs& a) {
   using I = typename S::I;
-  constexpr int L = S::kLanes, DQ = (CG + 3) / 4, SPAN = L > CG ? L : CG;
+  constexpr int L = S::W, DQ = (CG + 3) / 4, SPAN = L > CG ? L : CG;
   constexpr bool kHalf = CG == 2;  // half a dword per group (see the top)
   const detail::ConvGeometry& g = *a.g;
   const int C = g.in_channels, taps = g.kernel_prod();
@@ -49,12 +50,12 @@ void groupwise_run(const DirectArgs& a) {
   }
   I ctrl[DQ], fold[DQ];
   for (int d = 0; d < DQ; ++d) {
-    ctrl[d] = S::load_w(ctrl_bytes[d]);
-    fold[d] = S::load_i32(fold_idx[d]);
+    ctrl[d] = S::load_raw(ctrl_bytes[d]);
+    fold[d] = S::load(fold_idx[d]);
   }
   alignas(64) int8_t ones_bytes[S::kBytes];
   std::fill_n(ones_bytes, S::kBytes, int8_t{1});
-  const auto ones = S::prep_w(S::load_w(ones_bytes));
+  const auto ones = S::Dot::weights(S::load_raw(ones_bytes));
 
   std::vector<const uint8_t*> tp(static_cast<size_t>(P) * taps);
   TapWalker walker(g, a.A, a.zp_row, a.pixel_begin, taps);
@@ -71,10 +72,10 @@ void groupwise_run(const DirectArgs& a) {
       const int8_t* w = a.W + static_cast<int64_t>(v * L / 16) * taps * DQ * 64 + (v * L % 16) * 4;
       I acc[P], half_rs[P];
       __m128i rs[P];
-      const I col = S::load_i32(a.q.col_term + v * L);
+      const I col = S::load(a.q.col_term + v * L);
       for (int p = 0; p < P; ++p) {
         acc[p] = col;
-        half_rs[p] = S::zero();
+        half_rs[p] = S::zeroi();
         rs[p] = _mm_setzero_si128();
       }
       for (int t = 0; t < taps; ++t) {
@@ -83,28 +84,29 @@ void groupwise_run(const DirectArgs& a) {
         if constexpr (ROW && !kHalf)
           for (int p = 0; p < P; ++p) rs[p] = S::row_dot(rs[p], b[p]);
         for (int d = 0; d < DQ; ++d) {
-          const auto wd = S::prep_w(S::load_w(w + (t * DQ + d) * 64));
+          const auto wd = S::Dot::weights(S::load_raw(w + (t * DQ + d) * 64));
           for (int p = 0; p < P; ++p) {
             const I x = S::shuffle_bytes(b[p], ctrl[d]);
-            acc[p] = S::dot_w(acc[p], x, wd);
-            if constexpr (ROW && kHalf) half_rs[p] = S::dot_w(half_rs[p], x, ones);
+            acc[p] = S::Dot::dot(acc[p], x, wd);
+            if constexpr (ROW && kHalf) half_rs[p] = S::Dot::dot(half_rs[p], x, ones);
           }
         }
       }
-      const int n_out = std::min(L, C - v * L);
-      const typename S::Params k = S::template params<FBIAS>(a.q, v * L);
-      const I b_zp = ROW ? S::load_i32(a.q.b_zp + v * L) : S::zero();
+      const typename S::Lanes n_out(C - v * L);
+      const typename S::F mult = S::loadf(a.q.mult + v * L);
+      const typename S::F fbias = FBIAS ? S::loadf(a.q.fbias + v * L) : S::zerof();
+      const I b_zp = ROW ? S::load(a.q.b_zp + v * L) : S::zeroi();
       for (int p = 0; p < np; ++p) {
         I raw = acc[p];
         if constexpr (ROW && kHalf) {
-          raw = S::sub(raw, S::mul_lo(b_zp, half_rs[p]));
+          raw = S::subi(raw, S::mullo(b_zp, half_rs[p]));
         } else if constexpr (ROW) {
-          I row_sum = S::zero();
+          I row_sum = S::zeroi();
           const I sums = S::widen(rs[p]);
-          for (int d = 0; d < DQ; ++d) row_sum = S::add(row_sum, S::permute_lanes(sums, fold[d]));
-          raw = S::sub(raw, S::mul_lo(b_zp, row_sum));
+          for (int d = 0; d < DQ; ++d) row_sum = S::addi(row_sum, S::permute(sums, fold[d]));
+          raw = S::subi(raw, S::mullo(b_zp, row_sum));
         }
-        S::store1(a.C + (px0 + p) * C + v * L, S::template apply<FBIAS>(raw, k, a.q), n_out);
+        S::store(a.C + (px0 + p) * C + v * L, n_out, requantize<S, FBIAS>(raw, fbias, mult, a.q));
       }
     }
     if (px0 + P < a.pixel_end) walker.next();

@@ -1,33 +1,41 @@
-// The vector vocabulary of the direct convolution kernels on AVX-512: 64 bytes or 16
-// int32 lanes per zmm, byte masks for partial vectors. VNNI selects vpdpbusd for the
-// 4-byte dot products; without it they are exact even/odd vpmaddwd pairs (each product
-// of a u8 and an s8 fits 16 bits, each pair sum 17: no saturation, unlike vpmaddubsw).
-// Included only by *_avx512.cpp and *_avx512vnni.cpp files; internal linkage.
+// ConvAvx512<VNNI>: the vector vocabulary (simd/vec_avx512.h, 16 int32 lanes per zmm)
+// plus what only the direct convolution kernels need: loads of a pixel's channel bytes
+// (byte masks for partial vectors), two pixels per vector, the pack that undoes the
+// tap interleave, the groupwise kernel's 16-byte broadcasts and row sums. The dot
+// step is vpdpbusd with VNNI (VnniDot), else SplitDot's exact byte split (each product of
+// a u8 and an s8 fits 16 bits, each pair sum 17: no saturation, unlike vpmaddubsw);
+// requantization is conv_requant.h's. Included only by *_avx512.cpp and *_avx512vnni.cpp
+// files; internal linkage.
 #pragma once
 
 #include <cstdint>
 #include <type_traits>
 
 #include "common/intrinsics.h"
-#include "conv/conv_kernels.h"
+#include "simd/split_dot.h"
+#include "simd/vec_avx512.h"
 
 namespace quire::conv {
 namespace {
 
-template <bool VNNI>
-struct ConvAvx512 {
+// SplitDot's interface on vpdpbusd: the weights as loaded.
+struct VnniDot {
   using I = __m512i;
-  static constexpr int kBytes = 64;  // bytes (input channels) per vector
-  static constexpr int kLanes = 16;  // int32 lanes per vector
-  static constexpr bool kPairs = true;  // has the two-pixels-per-vector operations
+  static I weights(I w) { return w; }
+  static I dot(I acc, I b, I w) { return _mm512_dpbusd_epi32(acc, b, w); }
+};
 
-  static I zero() { return _mm512_setzero_si512(); }
+template <bool VNNI>
+struct ConvAvx512 : detail::Avx512 {
+  static constexpr int kBytes = 64;     // bytes (channels) per vector
+  static constexpr bool kPairs = true;  // has the two-pixels-per-vector operations
+  using Dot = std::conditional_t<VNNI, VnniDot, detail::SplitDot<Avx512>>;
+
   static __mmask64 bytes_mask(int n) { return n >= 64 ? ~0ull : (1ull << n) - 1; }
-  // n in [1, 64] bytes; the rest of the vector is zero.
-  static I load(const uint8_t* p, int n) {
+  // n in [1, 64] channel bytes; the rest of the vector is zero.
+  static I load_channels(const uint8_t* p, int n) {
     return n == 64 ? _mm512_loadu_si512(p) : _mm512_maskz_loadu_epi8(bytes_mask(n), p);
   }
-  static I load_w(const int8_t* p) { return _mm512_loadu_si512(p); }
   // Channel multiplier 2: output channel c reads input channel c / 2, so the n (even)
   // bytes of output channels are the n / 2 input bytes at p, each repeated twice: widen
   // every byte to a word and copy it into the word's upper byte.
@@ -36,66 +44,6 @@ struct ConvAvx512 {
     const I w = _mm512_cvtepu8_epi16(x);
     return _mm512_or_si512(w, _mm512_slli_epi16(w, 8));
   }
-
-  // Weights prepared for dot_w: as loaded (VNNI), or split into sign-extended even and
-  // odd bytes in 16-bit lanes, once per load when several activations share them.
-  struct Whole {
-    I w;
-  };
-  struct Split {
-    I even, odd;
-  };
-  using W = std::conditional_t<VNNI, Whole, Split>;
-  static W prep_w(I w) {
-    if constexpr (VNNI)
-      return Whole{w};
-    else
-      return Split{_mm512_srai_epi16(_mm512_slli_epi16(w, 8), 8), _mm512_srai_epi16(w, 8)};
-  }
-  // acc += a . w in each 32-bit lane: four u8 x s8 products summed.
-  static I dot_w(I acc, I a, const W& w) {
-    if constexpr (VNNI) {
-      return _mm512_dpbusd_epi32(acc, a, w.w);
-    } else {
-      const I a_even = _mm512_and_si512(a, _mm512_set1_epi16(0x00ff));
-      const I a_odd = _mm512_srli_epi16(a, 8);
-      return _mm512_add_epi32(acc, _mm512_add_epi32(_mm512_madd_epi16(a_even, w.even),
-                                                    _mm512_madd_epi16(a_odd, w.odd)));
-    }
-  }
-
-  // Four taps' channel vectors t0..t3 into vectors whose 32-bit lane (L, d) of x[j]
-  // holds the four taps of channel 16 L + 4 j + d (in-lane unpacks).
-  static void interleave(const I t[4], I x[4]) {
-    const I u0 = _mm512_unpacklo_epi8(t[0], t[1]), u1 = _mm512_unpackhi_epi8(t[0], t[1]);
-    const I v0 = _mm512_unpacklo_epi8(t[2], t[3]), v1 = _mm512_unpackhi_epi8(t[2], t[3]);
-    x[0] = _mm512_unpacklo_epi16(u0, v0);
-    x[1] = _mm512_unpackhi_epi16(u0, v0);
-    x[2] = _mm512_unpacklo_epi16(u1, v1);
-    x[3] = _mm512_unpackhi_epi16(u1, v1);
-  }
-
-  // ChannelRequant's float parameters of the lanes starting at index p of its arrays,
-  // loaded once for every vector that shares them (col_term starts the accumulators).
-  struct Params {
-    __m512 fbias, mult;
-  };
-  template <bool FBIAS>
-  static Params params(const ChannelRequant& q, int p) {
-    return {FBIAS ? _mm512_loadu_ps(q.fbias + p) : _mm512_setzero_ps(), _mm512_loadu_ps(q.mult + p)};
-  }
-  // ChannelRequant's formula from raw = acc + col_term - b_zp * row_sum, lane by lane:
-  // the requantized value, as int32 in [0, 255].
-  template <bool FBIAS>
-  static I apply(I raw, const Params& k, const ChannelRequant& q) {
-    __m512 x = _mm512_cvtepi32_ps(raw);
-    if constexpr (FBIAS) x = _mm512_add_ps(x, k.fbias);
-    x = _mm512_mul_ps(x, k.mult);
-    x = _mm512_max_ps(_mm512_min_ps(x, _mm512_set1_ps(q.x_hi)), _mm512_set1_ps(q.x_lo));
-    return _mm512_add_epi32(_mm512_cvtps_epi32(x), _mm512_set1_epi32(q.c_zero_point));
-  }
-  static I sub(I a, I b) { return _mm512_sub_epi32(a, b); }
-  static I mul_lo(I a, I b) { return _mm512_mullo_epi32(a, b); }
 
   // Two pixels per vector (channels <= 32): the lower 256 bits hold pixel 0's channels,
   // the upper pixel 1's; weights and parameters are the 32-channel ones, repeated.
@@ -118,13 +66,9 @@ struct ConvAvx512 {
   static I load_i32_dup(const int32_t* p) {
     return _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
   }
-  template <bool FBIAS>
-  static Params params_dup(const ChannelRequant& q, int p) {
-    const auto dup = [](const float* f) { return _mm512_broadcast_f32x8(_mm256_loadu_ps(f)); };
-    return {FBIAS ? dup(q.fbias + p) : _mm512_setzero_ps(), dup(q.mult + p)};
-  }
-  // n <= 32 bytes of each pixel from store4's byte order.
-  static void store4_pair(uint8_t* out0, uint8_t* out1, const I r[4], int n) {
+  static F loadf_dup(const float* p) { return _mm512_broadcast_f32x8(_mm256_loadu_ps(p)); }
+  // n <= 32 bytes of each pixel from store_interleaved's byte order.
+  static void store_interleaved_pair(uint8_t* out0, uint8_t* out1, const I r[4], int n) {
     const I b = _mm512_packus_epi16(_mm512_packs_epi32(r[0], r[1]), _mm512_packs_epi32(r[2], r[3]));
     if (n == 32 && out1 == out0 + 32) {
       _mm512_storeu_si512(out0, b);
@@ -135,9 +79,9 @@ struct ConvAvx512 {
     _mm256_mask_storeu_epi8(out1, m, _mm512_extracti64x4_epi64(b, 1));
   }
 
-  // Stores n bytes of four requantized vectors in interleave()'s lane order: the in-lane
+  // Stores n bytes of four requantized vectors in interleave's lane order: the in-lane
   // packs undo the in-lane unpacks, so the bytes come out in channel order.
-  static void store4(uint8_t* out, const I r[4], int n) {
+  static void store_interleaved(uint8_t* out, const I r[4], int n) {
     const I b = _mm512_packus_epi16(_mm512_packs_epi32(r[0], r[1]), _mm512_packs_epi32(r[2], r[3]));
     if (n == 64)
       _mm512_storeu_si512(out, b);
@@ -162,14 +106,6 @@ struct ConvAvx512 {
     }
   }
   static I widen(__m128i v) { return _mm512_broadcast_i32x4(v); }
-  static I permute_lanes(I v, I idx) { return _mm512_permutexvar_epi32(idx, v); }
-  static I add(I a, I b) { return _mm512_add_epi32(a, b); }
-  static I load_i32(const int32_t* p) { return _mm512_loadu_si512(p); }
-
-  // Stores the first n (<= 16) lanes of a requantized vector as bytes.
-  static void store1(uint8_t* out, I r, int n) {
-    _mm_mask_storeu_epi8(out, static_cast<__mmask16>(bytes_mask(n)), _mm512_cvtepi32_epi8(r));
-  }
 };
 
 }  // namespace

@@ -85,15 +85,26 @@ struct Avx2 {
   static I load_aligned(const void* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
   static void store_aligned(void* p, I v) { _mm256_store_si256(reinterpret_cast<__m256i*>(p), v); }
   // 16-bit lanes: the pair sums a0 * b0 + a1 * b1 of each 32-bit lane (vpmaddwd, exact
-  // unless both pairs are -32768 * -32768), and the logical right shift.
+  // unless both pairs are -32768 * -32768), and the shifts.
   static I madd16(I a, I b) { return _mm256_madd_epi16(a, b); }
   // 16-bit lanes of a and b interleaved within each 128-bit lane: its low (high) four
   // of a and b alternating, a first.
   static I unpacklo16(I a, I b) { return _mm256_unpacklo_epi16(a, b); }
   static I unpackhi16(I a, I b) { return _mm256_unpackhi_epi16(a, b); }
+  // The same for bytes: the low (high) eight of each 128-bit lane of a and b alternating.
+  static I unpacklo8(I a, I b) { return _mm256_unpacklo_epi8(a, b); }
+  static I unpackhi8(I a, I b) { return _mm256_unpackhi_epi8(a, b); }
   template <int N>
   static I srli16(I v) {
     return _mm256_srli_epi16(v, N);
+  }
+  template <int N>
+  static I slli16(I v) {
+    return _mm256_slli_epi16(v, N);
+  }
+  template <int N>
+  static I srai16(I v) {
+    return _mm256_srai_epi16(v, N);
   }
 
   // Integer loads widened to int32 lanes, and stores narrowed from in-range lanes.
