@@ -9,6 +9,7 @@ namespace quire::detail {
 namespace {
 
 struct Ymm : Avx2, SplitDot<Avx2> {
+  using I = Avx2::I;
   // As DenseZmm::interleave for 32 columns: in 128-bit lane L of v[u], the words of
   // columns 16L + 4u .. 16L + 4u + 3; lane permutes put them in order. A partial strip's
   // rows go through a zeroed copy (AVX2 has no byte-masked load).

@@ -6,7 +6,9 @@
 namespace quire::detail {
 namespace {
 
-struct Zmm : DenseZmm, SplitDot<Avx512> {};
+struct Zmm : DenseZmm, SplitDot<Avx512> {
+  using I = Avx512::I;
+};
 
 }  // namespace
 

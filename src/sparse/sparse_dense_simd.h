@@ -15,35 +15,13 @@
 #include <vector>
 
 #include "quire/Bcsr.h"
+#include "simd/split_dot.h"
 #include "sparse/sparse_dense_kernels.h"
 
 namespace quire::detail {
 namespace {
 
-// The exact dot step of the paths without VNNI, for V's int32 lanes: each word of B
-// split into its even and odd bytes as int16 and two vpmaddwd against the weights paired
-// the same way: exact (|product pair| <= 2 * 255 * 128), where FBGEMM's vpmaddubsw
-// saturates.
-template <class V>
-struct SplitDot {
-  struct Weights {
-    typename V::I even, odd;  // int16 pairs (w0, w2) and (w1, w3) in every int32 lane
-  };
-  static Weights weights(int32_t w) {
-    const uint32_t u = static_cast<uint32_t>(w);
-    const auto s16 = [](uint32_t byte) {
-      return static_cast<uint32_t>(static_cast<uint16_t>(static_cast<int8_t>(byte)));
-    };
-    const uint32_t even = s16(u & 0xFF) | s16((u >> 16) & 0xFF) << 16;
-    const uint32_t odd = s16((u >> 8) & 0xFF) | s16(u >> 24) << 16;
-    return {V::set1i(static_cast<int32_t>(even)), V::set1i(static_cast<int32_t>(odd))};
-  }
-  static typename V::I dot(typename V::I acc, typename V::I b, const Weights& w) {
-    const typename V::I even = V::andi(b, V::set1i(0x00FF00FF));
-    const typename V::I odd = V::template srli16<8>(b);
-    return V::addi(acc, V::addi(V::madd16(even, w.even), V::madd16(odd, w.odd)));
-  }
-};
+// SplitDot<V> (simd/split_dot.h) is the exact dot step of the paths without VNNI.
 
 // ---- int8: BCSR<int8_t, 1, 4> x uint8 ---------------------------------------------------
 //
