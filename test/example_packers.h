@@ -44,7 +44,7 @@ class PackAFromNchw final : public fbgemm::PackMatrix<PackAFromNchw<accT>, uint8
  public:
   using inpType = uint8_t;
   using accType = accT;
-  static constexpr bool isA() { return true; }
+  static bool isA() { return true; }  // not constexpr, as FBGEMM's base declares it
 
   PackAFromNchw(int batch, int channels, int pixels, const uint8_t* x, uint8_t* pmat = nullptr,
                 int groups = 1, int32_t* row_offset = nullptr,

@@ -3,27 +3,20 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
-#include <random>
 #include <vector>
 
 #include "quire/quire.h"
+#include "random_values.h"
 
 namespace {
 
-template <class T>
-std::vector<T> random_matrix(int64_t n, int lo, int hi) {
-  std::mt19937 rng(42);
-  std::uniform_int_distribution<int> dist(lo, hi);
-  std::vector<T> v(n);
-  for (T& x : v) x = static_cast<T>(dist(rng));
-  return v;
-}
+using micro::random_values;
 
 // Args: M, K.
 void BM_PackAWithRowOffset(benchmark::State& state) {
   const int M = static_cast<int>(state.range(0));
   const int K = static_cast<int>(state.range(1));
-  const std::vector<uint8_t> A = random_matrix<uint8_t>(int64_t{M} * K, 0, 255);
+  const std::vector<uint8_t> A = random_values<uint8_t>(int64_t{M} * K, 0, 255);
   for (auto _ : state) {
     quire::PackAWithRowOffset<uint8_t> packed(quire::matrix_op_t::NoTranspose, M, K, A.data(),
                                               K);
@@ -51,7 +44,7 @@ BENCHMARK(BM_PackAWithRowOffset)
 void BM_PackBMatrix(benchmark::State& state) {
   const int K = static_cast<int>(state.range(0));
   const int N = static_cast<int>(state.range(1));
-  const std::vector<int8_t> B = random_matrix<int8_t>(int64_t{K} * N, -128, 127);
+  const std::vector<int8_t> B = random_values<int8_t>(int64_t{K} * N, -128, 127);
   for (auto _ : state) {
     quire::PackBMatrix<int8_t> packed(quire::matrix_op_t::NoTranspose, K, N, B.data(), N);
     benchmark::DoNotOptimize(packed.getBuf());

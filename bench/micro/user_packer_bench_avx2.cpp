@@ -12,22 +12,16 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
-#include <random>
+#include <memory>
 #include <vector>
 
 #include "example_packers.h"
 #include "quire/quire.h"
+#include "random_values.h"
 
 namespace {
 
-template <class T>
-std::vector<T> random_values(int64_t n, int lo, int hi) {
-  std::mt19937 rng(7);
-  std::uniform_int_distribution<int> dist(lo, hi);
-  std::vector<T> v(n);
-  for (T& x : v) x = static_cast<T>(dist(rng));
-  return v;
-}
+using micro::random_values;
 
 // Packs every block of an M x K A the way fbgemmPacked walks them (one group).
 template <class Packer>
@@ -45,38 +39,38 @@ bool skip_without_avx2(benchmark::State& state) {
   return true;
 }
 
-// Args: M (pixels), K (channels).
-void BM_UserPacker_Transpose_BuiltIn(benchmark::State& state) {
+// One pass over an M x K A (Args: M, K) of T values in [0, 255] with the packer
+// make(M, K, data) builds; bytes counted as M x K.
+template <class T, class Make>
+void measure(benchmark::State& state, const Make& make) {
   if (skip_without_avx2(state)) return;
   const int M = static_cast<int>(state.range(0)), K = static_cast<int>(state.range(1));
-  const std::vector<uint8_t> at = random_values<uint8_t>(int64_t{M} * K, 0, 255);  // K x M
-  quire::PackAWithRowOffset<uint8_t> p(quire::matrix_op_t::Transpose, M, K, at.data(), M);
-  for (auto _ : state) pack_all(p, M, K);
+  const std::vector<T> src = random_values<T>(int64_t{M} * K, 0, 255, 7);
+  auto p = make(M, K, src.data());
+  for (auto _ : state) pack_all(*p, M, K);
   state.SetBytesProcessed(state.iterations() * int64_t{M} * K);
+}
+
+// The transposed A is K x M; the NCHW tensor is one image of K channels x M pixels.
+void BM_UserPacker_Transpose_BuiltIn(benchmark::State& state) {
+  measure<uint8_t>(state, [](int M, int K, const uint8_t* at) {
+    return std::make_unique<quire::PackAWithRowOffset<uint8_t>>(quire::matrix_op_t::Transpose, M, K, at, M);
+  });
 }
 void BM_UserPacker_Transpose_Nchw(benchmark::State& state) {
-  if (skip_without_avx2(state)) return;
-  const int M = static_cast<int>(state.range(0)), K = static_cast<int>(state.range(1));
-  const std::vector<uint8_t> x = random_values<uint8_t>(int64_t{M} * K, 0, 255);  // 1 x K x M
-  examples::PackAFromNchw<> p(1, K, M, x.data());
-  for (auto _ : state) pack_all(p, M, K);
-  state.SetBytesProcessed(state.iterations() * int64_t{M} * K);
+  measure<uint8_t>(state, [](int M, int K, const uint8_t* x) {
+    return std::make_unique<examples::PackAFromNchw<>>(1, K, M, x);
+  });
 }
 void BM_UserPacker_Copy_BuiltIn(benchmark::State& state) {
-  if (skip_without_avx2(state)) return;
-  const int M = static_cast<int>(state.range(0)), K = static_cast<int>(state.range(1));
-  const std::vector<uint8_t> a = random_values<uint8_t>(int64_t{M} * K, 0, 255);
-  quire::PackAWithRowOffset<uint8_t> p(quire::matrix_op_t::NoTranspose, M, K, a.data(), K);
-  for (auto _ : state) pack_all(p, M, K);
-  state.SetBytesProcessed(state.iterations() * int64_t{M} * K);
+  measure<uint8_t>(state, [](int M, int K, const uint8_t* a) {
+    return std::make_unique<quire::PackAWithRowOffset<uint8_t>>(quire::matrix_op_t::NoTranspose, M, K, a, K);
+  });
 }
 void BM_UserPacker_Copy_Int16(benchmark::State& state) {
-  if (skip_without_avx2(state)) return;
-  const int M = static_cast<int>(state.range(0)), K = static_cast<int>(state.range(1));
-  const std::vector<int16_t> a = random_values<int16_t>(int64_t{M} * K, 0, 255);
-  examples::PackAFromInt16<> p(M, K, a.data(), K, 0);
-  for (auto _ : state) pack_all(p, M, K);
-  state.SetBytesProcessed(state.iterations() * int64_t{M} * K);
+  measure<int16_t>(state, [](int M, int K, const int16_t* a) {
+    return std::make_unique<examples::PackAFromInt16<>>(M, K, a, K, 0);
+  });
 }
 
 #define USER_PACKER_SHAPES ArgNames({"M", "K"})->Args({120, 1022})->Args({3136, 62})->Args({6, 4094})

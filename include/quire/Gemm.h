@@ -82,8 +82,6 @@ void fbgemmPacked(PackMatrix<packingAMatrix, uint8_t, typename packingAMatrix::a
   static_assert(std::is_same_v<typename packingAMatrix::accType, typename packingBMatrix::accType>,
                 "A and B must be packed for the same accumulation (both int32_t, or both "
                 "int16_t for acc16)");
-  static_assert(packingAMatrix::isA() && !packingBMatrix::isA(),
-                "fbgemmPacked takes the A (activations) packer first, then packed B");
   auto& A = static_cast<packingAMatrix&>(packA);
   const auto& B = static_cast<const packingBMatrix&>(packB);
   detail::PackedGemmCall call{};

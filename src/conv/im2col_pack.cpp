@@ -157,7 +157,7 @@ void pack_im2col_block(const ConvGeometry& g, const uint8_t* A, const uint8_t* z
   const int grp = block.col_start / kg;
   const int k0 = block.col_start - grp * kg, k1 = k0 + block.col_size;
   const bool accumulate = k0 != 0;
-  const conv::Im2ColRowsFn rows_fn = conv::conv_kernels_for(isa_record(isa_from_inst_set(path))).im2col_rows;
+  const conv::Im2ColRowsFn rows_fn = conv::conv_kernels_for(record_at_or_below(path)).im2col_rows;
 
   constexpr int kStackRuns = 256;
   Im2ColRun stack_runs[kStackRuns];

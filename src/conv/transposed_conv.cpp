@@ -35,7 +35,7 @@ void transposed_conv(const TransposedConvArgs& a, int thread_id, int num_threads
   fbgemmPartition1D(thread_id, num_threads, int64_t{g.batch} * OT * OH, r0, r1);
   if (r0 >= r1) return;
 
-  const IsaRecord& isa = isa_record(isa_from_inst_set(a.inst_set));
+  const IsaRecord& isa = record_at_or_below(a.inst_set);
   const BlockingFactors bf = resolve_blocking(nullptr, "fbgemmDirectConv", Accumulation::int32);
   KernelSet kernels(isa, bf.MR, bf.NR);
   const conv::ConvKernels& ck = conv::conv_kernels_for(isa);

@@ -153,6 +153,7 @@ const IsaRecord& active_isa() {
 }
 
 const IsaRecord& isa_record(Isa isa) {
+  if (cpu_has(isa)) return record(isa);  // the message is built only to throw it
   return checked_record(isa, std::string("instruction set ") + traits(isa).name);
 }
 

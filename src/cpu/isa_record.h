@@ -95,8 +95,9 @@ const IsaRecord& active_isa();
 // The record of a given path; throws std::invalid_argument if the CPU lacks it.
 const IsaRecord& isa_record(Isa isa);
 
-// The record of the path an output op was instantiated for: that path's if the CPU has
-// it, else the best the CPU has below it (as epilogue_for picks).
+// The record of a path named by inst_set_t: that path's if the CPU has it, else the best
+// the CPU has below it (as epilogue_for picks). For a path chosen earlier (an output op's
+// template argument, a packer's packingPath()), no strings, no throw: cheap per block.
 const IsaRecord& record_at_or_below(inst_set_t inst_set);
 
 }  // namespace quire::detail

@@ -43,8 +43,9 @@ PackedABlock pack_a_block(const ASource& a, const block_type_t& block, uint8_t* 
   const bool first_k_block = block.col_start % k_per_group == 0;
   const bool in_place = a_block_in_place(a, block);
   if (in_place && row_sums == nullptr) return PackedABlock{a.data + offset, a.ld};
-  isa_record(isa_from_inst_set(a.path)).pack_a(a.data + offset, a.ld, a.transposed, block.row_size, block.col_size,
-                      in_place ? nullptr : dst, ld_dst, row_sums, !first_k_block);
+  record_at_or_below(a.path).pack_a(a.data + offset, a.ld, a.transposed, block.row_size,
+                                    block.col_size, in_place ? nullptr : dst, ld_dst, row_sums,
+                                    !first_k_block);
   return in_place ? PackedABlock{a.data + offset, a.ld} : PackedABlock{dst, ld_dst};
 }
 

@@ -25,7 +25,7 @@ PackedABlock pack_a_quantized_block(const float* src, int64_t ld, bool transpose
                                     const block_type_t& block, const QuantizeArgs& args,
                                     uint8_t* dst, int64_t ld_dst, int32_t* row_sums,
                                     inst_set_t path) {
-  const IsaRecord& isa = isa_record(isa_from_inst_set(path));
+  const IsaRecord& isa = record_at_or_below(path);
   const int rows = block.row_size, cols = block.col_size, padded = (cols + 3) & ~3;
   const bool first_k_block = block.col_start % k_per_group == 0;
   if (!transposed && ld == cols && cols % 4 == 0) {
