@@ -9,6 +9,7 @@
 #include "quire/PackedABlock.h"
 #include "quire/Types.h"
 #include "quire/detail/Blocking.h"
+#include "quire/detail/Epilogue.h"
 #include "quire/detail/PackB.h"
 
 namespace quire::detail {
@@ -21,6 +22,12 @@ using PackABlockFn = PackedABlock (*)(void* packer, const block_type_t& block);
 // row stride of both C and C_buffer; inst_set is the path that computed it.
 using OutputTileFn = void (*)(const void* op, void* C, int32_t* tile, const block_type_t& block,
                               int ldc, inst_set_t inst_set);
+
+// Resolves the output op (a ReQuantizeOutput with nothing after it) for one tile as its f
+// would, checks included, so the kernels can requantize it in registers; false for an
+// empty block.
+using RequantizeTileFn = bool (*)(const void* op, void* C, int32_t* tile,
+                                  const block_type_t& block, int ldc, RequantizeU8Args& args);
 
 struct PackedGemmCall {
   // A, as its packer describes it.
@@ -41,6 +48,7 @@ struct PackedGemmCall {
   uint32_t ldc;
   const void* op;
   OutputTileFn output;
+  RequantizeTileFn requantize_tile;  // null unless the op can run in the kernels' output stage
   // This thread's share, and an override of the blocking.
   int thread_id, num_threads;
   const BlockingFactors* blocking_params;
