@@ -60,13 +60,14 @@ class KernelEmitter final : public TileLoopEmitter {
              DotRegs{vec(map_.a_even()), vec(map_.a()), vec(map_.product()), vec(map_.constant())}),
         stage_(a, s.stage,
                OutputStageEmitter::Layout{zmm_, s.mr, map_.nv, tail_, vec(map_.b(0)),
-                                          vec(map_.b(0) + 1), mask_table_}) {}
+                                          vec(map_.b(0) + 1), mask_table_,
+                                          map_.style != DotStyle::acc16}) {}
 
  private:
   x86::Vec vec(int i) const { return zmm_ ? x86::Vec(x86::zmm(i)) : x86::Vec(x86::ymm(i)); }
 
   void zero_accumulators() override {
-    if (stage_.has_column_term()) {
+    if (stage_.starts_at_column_term()) {
       stage_.init_accumulators([this](int r, int v) { return vec(map_.acc(r, v)); });
       return;
     }
@@ -99,6 +100,7 @@ class KernelEmitter final : public TileLoopEmitter {
       a_.bind(mask_table_);
       for (int i = 0; i < 16; ++i) a_.embedInt32(i < 8 ? -1 : 0);
     }
+    stage_.embed_data();
   }
 
   x86::Mem b_vector(int v) const {

@@ -14,12 +14,12 @@ using detail::StageOperand;
 
 namespace {
 
-// The frame, from the 64-byte aligned rsp: the caller's rsp, the two panel cursors, four
+// The frame, from the 64-byte aligned rsp: the caller's rsp, the two panel cursors, three
 // constant vectors, then four per-column slots of up to four vectors each.
 constexpr int32_t kOutCursor = 8, kRowCursor = 16;
-constexpr int32_t kHi = 64, kCZeroPoint = 128, kFloorBytes = 192, kPackOrder = 256;
-constexpr int32_t kColumnTerm = 320, kBZeroPoint = 576, kMultiplier = 832, kFloatBias = 1088;
-constexpr int32_t kSlotEnd = 1344;
+constexpr int32_t kHi = 64, kCZeroPoint = 128, kFloorBytes = 192;
+constexpr int32_t kColumnTerm = 256, kBZeroPoint = 512, kMultiplier = 768, kFloatBias = 1024;
+constexpr int32_t kSlotEnd = 1280;
 static_assert(OutputStageEmitter::kFrameBytes >= kSlotEnd + 64);
 
 const x86::Gp kStage = x86::rbx, kOutRow = x86::rbp, kRowOffsets = x86::rcx,
@@ -33,6 +33,10 @@ x86::Mem stage_field(size_t offset) {
 
 bool OutputStageEmitter::has_column_term() const {
   return s_.requantize && (s_.bias == BiasKind::int32 || s_.col_offsets);
+}
+
+bool OutputStageEmitter::starts_at_column_term() const {
+  return has_column_term() && l_.start_at_column_term;
 }
 
 x86::Vec OutputStageEmitter::reg(int i) const {
@@ -82,10 +86,6 @@ void OutputStageEmitter::prologue(const x86::Gp& args) {
   a_.vpbroadcastb(x0, x86::byte_ptr(kStage, offsetof(OutputStageArgs, floor)));
   store_vec(vec_at(x86::rsp, kFloorBytes), x0);
   if (l_.zmm) {
-    // After vpackusdw + vpackuswb, 128-bit lane L holds the 4-byte quads L of the row's
-    // vectors 0..3; output quad 4s + L is packed quad 4L + s.
-    for (int d = 0; d < 16; ++d)
-      a_.mov(x86::dword_ptr(x86::rsp, kPackOrder + 4 * d), 4 * (d % 4) + d / 4);
     // The row's bytes (k2) for its one store.
     if (const int bytes = row_bytes(); bytes < 64) {
       a_.mov(kPtr, (uint64_t{1} << bytes) - 1);
@@ -127,6 +127,15 @@ void OutputStageEmitter::prologue(const x86::Gp& args) {
   }
 }
 
+void OutputStageEmitter::embed_data() {
+  if (!s_.requantize || !l_.zmm) return;
+  // After vpackusdw + vpackuswb, 128-bit lane L holds the 4-byte quads L of the row's
+  // vectors 0..3; output quad 4s + L is packed quad 4L + s.
+  a_.align(AlignMode::kData, 64);
+  a_.bind(pack_order_);
+  for (int d = 0; d < 16; ++d) a_.embedInt32(4 * (d % 4) + d / 4);
+}
+
 void OutputStageEmitter::init_accumulators(const std::function<x86::Vec(int, int)>& acc) {
   for (int r = 0; r < l_.mr; ++r)
     for (int v = 0; v < l_.nv; ++v) {
@@ -149,7 +158,7 @@ void OutputStageEmitter::store_row_zmm(const std::function<x86::Vec(int, int)>& 
     a_.vpackuswb(x, x, x);
   }
   a_.vpmaxub(x, x, vec_at(x86::rsp, kFloorBytes));
-  a_.vmovdqu32(l_.t2, vec_at(x86::rsp, kPackOrder));
+  a_.vmovdqu32(l_.t2, x86::zmmword_ptr(pack_order_));
   a_.vpermd(x, l_.t2, x);
   const x86::Mem dst = x86::zmmword_ptr(kOutRow);
   if (row_bytes() == 64) a_.vmovdqu8(dst, x);
@@ -201,8 +210,10 @@ void OutputStageEmitter::store(const x86::Gp& args, const std::function<x86::Vec
       a_.vpbroadcastd(t, t.xmm());
     }
     for (int v = 0; v < l_.nv; ++v) {
-      const x86::Vec x = acc(r, v);  // already holds the column term (init_accumulators)
+      const x86::Vec x = acc(r, v);
       const int32_t slot = v * 64;
+      if (has_column_term() && !l_.start_at_column_term)
+        a_.vpaddd(x, x, vec_at(x86::rsp, kColumnTerm + slot));
       if (s_.b_zero_point == StageOperand::lanes) {
         a_.vpmulld(t2, t, vec_at(x86::rsp, kBZeroPoint + slot));
         a_.vpsubd(x, x, t2);

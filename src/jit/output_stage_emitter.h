@@ -33,20 +33,25 @@ class OutputStageEmitter {
     int mr, nv, tail;
     asmjit::x86::Vec t, t2;
     asmjit::Label mask_table;
+    // Whether the accumulators may start at the column term (not under acc16, whose
+    // accumulators hold two saturating int16 sums until after the K loop).
+    bool start_at_column_term;
   };
 
   OutputStageEmitter(asmjit::x86::Assembler& a, const detail::OutputStage& stage, const Layout& l)
-      : a_(a), s_(stage), l_(l) {}
+      : a_(a), s_(stage), l_(l), pack_order_(a.newLabel()) {}
 
   // Stack bytes the stage needs below the saved registers (with 64 bytes of alignment).
-  static constexpr int kFrameBytes = 1408;
+  static constexpr int kFrameBytes = 1344;
 
   // In the kernel prologue, after rsp is 64-byte aligned by the caller's frame and the
   // original rsp saved at [rsp]: the cursors, the constants and the column vectors. Uses
   // vector registers 0-3, r14 and rbx (set again by the loops), and k2 on zmm paths.
   void prologue(const asmjit::x86::Gp& args);
-  // Whether the stage has a column term; then init_accumulators replaces the zeroing.
-  bool has_column_term() const;
+  // Constants placed after the kernel's code (the zmm pack order).
+  void embed_data();
+  // Whether the accumulators start at a column term: init_accumulators replaces the zeroing.
+  bool starts_at_column_term() const;
   // Before a panel's K loop: every accumulator starts at its column's term.
   void init_accumulators(const std::function<asmjit::x86::Vec(int, int)>& acc);
   // After a panel's K loop (and after any C was added to the accumulators): requantizes
@@ -58,6 +63,7 @@ class OutputStageEmitter {
   asmjit::x86::Mem vec_at(const asmjit::x86::Gp& base, int32_t disp) const;
   asmjit::x86::Vec reg(int i) const;
   void store_vec(const asmjit::x86::Mem& dst, const asmjit::x86::Vec& src);
+  bool has_column_term() const;
   // dst = the v-th vector of the per-column array whose pointer is the stage args' field
   // at `field`; the tail vector masked (zeros past nr). mask: ymm tails' vpmaskmovd mask.
   void load_lanes(const asmjit::x86::Vec& dst, size_t field, int v, const asmjit::x86::Vec& mask);
@@ -70,6 +76,7 @@ class OutputStageEmitter {
   asmjit::x86::Assembler& a_;
   detail::OutputStage s_;
   Layout l_;
+  asmjit::Label pack_order_;
 };
 
 }  // namespace quire::jit
