@@ -102,16 +102,22 @@ void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
     if (requantize != nullptr) requantize->epilogue->requantize_u8(requantize->args);
     return;
   }
+  // The stage forms its column vectors once per kernel call: with fewer rows than one
+  // panel that costs more than the tile epilogue saves (measured on Zen 4: 1 row 9%
+  // slower, 2 rows 10%, 4 rows 1.5%), so such tiles, and paths without stage kernels,
+  // store int32 and are requantized by one epilogue call after the loop.
+  const bool tile_epilogue = requantize != nullptr && (!kernels.has_output_stage() || mc < mr);
+  const TileRequantize* slice_requantize = tile_epilogue ? nullptr : requantize;
   // jr: column slices of at most the kernel's NR that never straddle a B panel.
   for (int col = n0; col < n0 + nc;) {
     const int panel = col / width, offset = col % width;
     const int nr = std::min({kernels.nr(), width - offset, n0 + nc - col});
     args.b = b_group + panel * b.panel_bytes() + int64_t{k0} * width + offset * 4;
     args.nr = nr;
-    OutputStage stage{};
-    OutputStageArgs stage_args{};
-    const bool staged = requantize != nullptr && kernels.has_output_stage() &&
-                        stage_for_slice(requantize->args, col - n0, nr, stage, stage_args);
+    OutputStage stage;
+    OutputStageArgs stage_args;  // filled by stage_for_slice
+    const bool staged = slice_requantize != nullptr &&
+                        stage_for_slice(slice_requantize->args, col - n0, nr, stage, stage_args);
     // ir: the kernel walks `panels` MR-row panels itself from row r0; with a requantizing
     // stage it writes uint8, else int32 (requantized here when the tile asks for it).
     const auto run = [&](int r0, int rows, int panels) {
@@ -132,14 +138,15 @@ void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
         }
       }
       kernel(rows, nr, panel, false, {})(&args);
-      if (requantize != nullptr)
-        requantize->epilogue->requantize_u8(
-            sub_block(requantize->args, r0, rows * panels, col - n0, nr));
+      if (slice_requantize != nullptr)  // a slice across quantization groups
+        slice_requantize->epilogue->requantize_u8(
+            sub_block(slice_requantize->args, r0, rows * panels, col - n0, nr));
     };
     if (full_panels > 0) run(0, mr, full_panels);
     if (tail_rows > 0) run(full_panels * mr, tail_rows, 1);
     col += nr;
   }
+  if (tile_epilogue) requantize->epilogue->requantize_u8(requantize->args);
 }
 
 }  // namespace quire::detail

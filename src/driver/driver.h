@@ -79,8 +79,13 @@ class KernelSet {
     MicroKernelFn fn;
   };
   MicroKernelFn find(const Key& key, const OutputStage& stage) {
+    // Consecutive column slices mostly ask for the kernel they asked for last.
+    if (entries_[last_].key == key) return entries_[last_].fn;
     for (int i = 0; i < used_; ++i)
-      if (entries_[i].key == key) return entries_[i].fn;
+      if (entries_[i].key == key) {
+        last_ = i;
+        return entries_[i].fn;
+      }
     return resolve(key, stage);
   }
   MicroKernelFn resolve(const Key& key, const OutputStage& stage);  // remembered
@@ -90,8 +95,8 @@ class KernelSet {
   bool saturating_;  // acc16 on a path whose acc16 kernels saturate
   bool jit_;
   int narrow_rows_;
-  int used_ = 0;
-  Entry entries_[kSlots];
+  int used_ = 0, last_ = 0;
+  Entry entries_[kSlots] = {};  // entries_[0] matches nothing until resolved (mr 0)
 };
 
 // ReQuantizeOutput applied on a tile's last K block (RequantizeU8Args.in is the int32

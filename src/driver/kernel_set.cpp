@@ -29,7 +29,10 @@ MicroKernelFn KernelSet::resolve(const Key& k, const OutputStage& stage) {
   } else {
     fn = isa_.kernel(KernelRequest{k.mr, k.nr, k.narrow, saturating_});
   }
-  if (used_ < kSlots) entries_[used_++] = Entry{k, fn};
+  if (used_ < kSlots) {
+    last_ = used_;
+    entries_[used_++] = Entry{k, fn};
+  }
   return fn;
 }
 
