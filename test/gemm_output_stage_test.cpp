@@ -1,6 +1,7 @@
-// ReQuantizeOutput through the kernels' output stage (docs/kernel-contract.md, "The output
-// stage"), end to end through fbgemmPacked: the uint8 output must equal the reference
-// requantization (quire::ref::requantize_u8) of the int32 product the same path computes
+// ReQuantizeOutput and ReQuantizeForFloat through the kernels' output stage
+// (docs/kernel-contract.md, "The output stage"), end to end through fbgemmPacked: the
+// uint8 and float outputs must equal the reference requantizations (quire::ref) of the
+// int32 product the same path computes
 // (fbgemmPacked with memCopy, same packers and blocking; for acc16 that product follows
 // the saturating model). The cases are what the stage adds to the plain requantization
 // tests: slices that lie in one quantization group or straddle groups (the epilogue then
@@ -9,6 +10,7 @@
 // below 0 and huge, every c_zero_point edge, 1-3 threads, every path.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -141,6 +143,35 @@ void run_case(const Case& c) {
     if (C[e] != expected[e]) {
       ADD_FAILURE() << "element (" << e / N << ", " << e % N << "): got " << int(C[e])
                     << ", expected " << int(expected[e]) << " (int32 " << raw[e] << ")";
+      return;
+    }
+  }
+
+  // ReQuantizeForFloat, in place as engines call it (C_buffer is the float C), with the
+  // multipliers as b_scale and a float bias.
+  const float a_scale = 0.37f;
+  std::vector<float> fbias(static_cast<size_t>(N));
+  for (int j = 0; j < N; ++j) fbias[j] = static_cast<float>(static_cast<int32_t>(rng() % 2001) - 1000) / 3.0f;
+  const float* fbias_ptr = c.bias == 0 ? nullptr : fbias.data();
+  std::vector<float> expected_f(size_t(M) * N);
+  ref::requantize_f32(expected_f.data(), raw.data(), block_type_t{0, M, 0, N}, N, N, qp, a_scale,
+                      mult.data(), fbias_ptr, kRelu);
+  std::vector<float> Cf(size_t(M) * N, -1.0f);
+  for (int t = 0; t < c.threads; ++t) {
+    std::vector<int32_t> row_offsets(PackAWithRowOffset<uint8_t, accT>::rowOffsetBufferSize(params));
+    PackAWithRowOffset<uint8_t, accT> packA(matrix_op_t::NoTranspose, M, K, A.data(), K, nullptr,
+                                            1, row_offsets.data(), params);
+    DoNothing<float, float> done;
+    ReQuantizeForFloat<kRelu, kGran> op(done, a_scale, mult.data(), c.a_zp, b_zp.data(),
+                                        packA.getRowOffsetBuffer(), col_off.data(), fbias_ptr,
+                                        static_cast<uint32_t>(N), qp.groups);
+    fbgemmPacked(packA, packB, Cf.data(), reinterpret_cast<int32_t*>(Cf.data()), N, op, t,
+                 c.threads, params);
+  }
+  for (size_t e = 0; e < Cf.size(); ++e) {
+    if (std::bit_cast<uint32_t>(Cf[e]) != std::bit_cast<uint32_t>(expected_f[e])) {
+      ADD_FAILURE() << "float output, element (" << e / N << ", " << e % N << "): got " << Cf[e]
+                    << ", expected " << expected_f[e] << " (int32 " << raw[e] << ")";
       return;
     }
   }

@@ -62,15 +62,21 @@ void output_thunk(const void* op, void* C, int32_t* tile, const block_type_t& bl
   run_output(*static_cast<const OutOp*>(op), isa, static_cast<cT*>(C), tile, block, ldc);
 }
 
-// An output op the kernels can apply in registers (ReQuantizeOutput, nothing after it).
+// An output op the kernels can apply in registers (ReQuantizeOutput or ReQuantizeForFloat
+// with nothing after it).
 template <typename OutOp>
 concept RequantizesInKernel = requires { OutOp::kRequantizesInKernel; } && OutOp::kRequantizesInKernel;
 
 template <typename OutOp>
 bool requantize_tile_thunk(const void* op, void* C, int32_t* tile, const block_type_t& block,
-                           int ldc, RequantizeU8Args& args) {
-  return static_cast<const OutOp*>(op)->resolveBlock(
-      args, static_cast<typename OutOp::outType*>(C), tile, block, ldc, ldc);
+                           int ldc, KernelOutputArgs& args) {
+  const OutOp& o = *static_cast<const OutOp*>(op);
+  auto* out = static_cast<typename OutOp::outType*>(C);
+  args.to_float = std::is_same_v<typename OutOp::outType, float>;
+  if constexpr (std::is_same_v<typename OutOp::outType, float>)
+    return o.resolveBlock(args.f32, out, tile, block, ldc, ldc);
+  else
+    return o.resolveBlock(args.u8, out, tile, block, ldc, ldc);
 }
 
 }  // namespace detail

@@ -428,17 +428,29 @@ class ReQuantizeForFloat : public detail::ZeroPointOperands {
                                    "must not be null (pass zeros for symmetric B)");
   }
 
+  // With nothing after it, fbgemmPacked has the kernels apply this op in registers (see
+  // ReQuantizeOutput).
+  static constexpr bool kRequantizesInKernel = detail::is_do_nothing<nextOPType>::value;
+
   template <inst_set_t instSet>
   int f(outType* out, const inpType* inp, const block_type_t& block, int ld_out,
         int ld_in) const {
     detail::RequantizeF32Args a{};
-    if (!set_block(a, kName, out, inp, block, ld_out, ld_in)) return 0;
+    if (!resolveBlock(a, out, inp, block, ld_out, ld_in)) return 0;
+    detail::epilogue_for(instSet).requantize_f32(a);
+    return nextop_.template f<instSet>(out, a.out, block, ld_out, ld_out);
+  }
+
+  // f's arguments checked and resolved for one block, without computing it; false for an
+  // empty block.
+  bool resolveBlock(detail::RequantizeF32Args& a, outType* out, const inpType* inp,
+                    const block_type_t& block, int ld_out, int ld_in) const {
+    if (!set_block(a, kName, out, inp, block, ld_out, ld_in)) return false;
     a.a_scale = Aq_scale_;
     a.b_scale = Bq_scale_;
     a.bias = bias_ != nullptr ? bias_ + block.col_start : nullptr;
     a.fuse_relu = FUSE_RELU;
-    detail::epilogue_for(instSet).requantize_f32(a);
-    return nextop_.template f<instSet>(out, a.out, block, ld_out, ld_out);
+    return true;
   }
 
   float getAScale() const { return Aq_scale_; }

@@ -6,16 +6,16 @@
 namespace quire::detail {
 namespace {
 
-// The requantization of block columns [c0, c0 + n) of a tile as a kernel output stage, or
+// The output op for block columns [c0, c0 + n) of a tile as a kernel output stage, or
 // false when a per-group operand changes inside them (GROUP granularity with groups
 // narrower than the slice): those slices go through the epilogue. A per-group operand is
 // one scalar when the slice lies in one group, else (OUT_CHANNEL) one value per column;
-// either way it starts at the slice's first group.
-bool stage_for_slice(const RequantizeU8Args& t, int c0, int n, OutputStage& stage,
-                     OutputStageArgs& args) {
-  const ZeroPointCorrection& zp = t.zp;
-  const int j0 = zp.col_start + c0, q0 = j0 / zp.cols_per_group;
-  StageOperand per_group = StageOperand::lanes;
+// either way it starts at the slice's first group. The parts both outputs share:
+bool stage_columns(const ZeroPointCorrection& zp, int c0, int n, StageOperand& per_group,
+                   int& q0, OutputStage& stage, OutputStageArgs& args) {
+  const int j0 = zp.col_start + c0;
+  q0 = j0 / zp.cols_per_group;
+  per_group = StageOperand::lanes;
   if (zp.cols_per_group != 1) {
     if ((j0 + n - 1) / zp.cols_per_group != q0) return false;
     per_group = StageOperand::scalar;
@@ -25,40 +25,87 @@ bool stage_for_slice(const RequantizeU8Args& t, int c0, int n, OutputStage& stag
   stage.col_offsets = zp.col_offsets != nullptr;
   stage.b_zero_point = zp.row_offsets != nullptr ? per_group : StageOperand::absent;
   stage.multiplier = per_group;
-  stage.bias = t.bias_kind;
-  if (t.bias_kind == BiasKind::float32) stage.act_times_w_scale = per_group;
   args = OutputStageArgs{};
-  args.out = t.out + c0;
-  args.ld_out = t.ld_out;
   args.row_offsets = zp.row_offsets;
   if (stage.col_offsets) args.col_offsets = zp.col_offsets + c0;
   args.b_zero_point = zp.b_zero_point + q0;
+  args.a_zero_point = zp.a_zero_point;
+  return true;
+}
+
+bool stage_for_slice(const RequantizeU8Args& t, int c0, int n, OutputStage& stage,
+                     OutputStageArgs& args) {
+  StageOperand per_group;
+  int q0;
+  if (!stage_columns(t.zp, c0, n, per_group, q0, stage, args)) return false;
+  stage.bias = t.bias_kind;
+  if (t.bias_kind == BiasKind::float32) stage.act_times_w_scale = per_group;
+  args.out = t.out + c0;
+  args.ld_out = t.ld_out;
   args.multiplier = t.multiplier + q0;
   if (t.bias_kind == BiasKind::int32) args.bias_i32 = t.bias_i32 + c0;
   if (t.bias_kind == BiasKind::float32) {
     args.bias_f32 = t.bias_f32 + c0;
     args.act_times_w_scale = t.act_times_w_scale + q0;
   }
-  args.a_zero_point = zp.a_zero_point;
   args.c_zero_point = t.c_zero_point;
   args.hi = static_cast<float>(255 - t.c_zero_point);
   args.floor = t.fuse_relu ? t.c_zero_point : 0;
   return true;
 }
 
-// Rows [r0, r0 + rows) x columns [c0, c0 + cols) of a tile's requantization.
-RequantizeU8Args sub_block(const RequantizeU8Args& t, int r0, int rows, int c0, int cols) {
-  RequantizeU8Args s = t;
-  s.in += int64_t{r0} * t.ld_in + c0;
-  s.out += int64_t{r0} * t.ld_out + c0;
+bool stage_for_slice(const RequantizeF32Args& t, int c0, int n, OutputStage& stage,
+                     OutputStageArgs& args) {
+  StageOperand per_group;
+  int q0;
+  if (!stage_columns(t.zp, c0, n, per_group, q0, stage, args)) return false;
+  stage.to_float = true;
+  stage.relu = t.fuse_relu;
+  stage.bias = t.bias != nullptr ? BiasKind::float32 : BiasKind::none;
+  args.out = t.out + c0;
+  args.ld_out = t.ld_out * static_cast<int64_t>(sizeof(float));
+  args.multiplier = t.b_scale + q0;
+  if (t.bias != nullptr) args.bias_f32 = t.bias + c0;
+  args.a_scale = t.a_scale;
+  return true;
+}
+
+bool stage_for_slice(const KernelOutputArgs& t, int c0, int n, OutputStage& stage,
+                     OutputStageArgs& args) {
+  return t.to_float ? stage_for_slice(t.f32, c0, n, stage, args)
+                    : stage_for_slice(t.u8, c0, n, stage, args);
+}
+
+// Rows [r0, r0 + rows) x columns [c0, c0 + cols) of a tile's output op.
+template <class Args>
+void narrow_to(Args& s, int r0, int rows, int c0, int cols) {
+  s.in += int64_t{r0} * s.ld_in + c0;
+  s.out += int64_t{r0} * s.ld_out + c0;
   s.rows = rows;
   s.cols = cols;
   s.zp.col_start += c0;
   if (s.zp.col_offsets != nullptr) s.zp.col_offsets += c0;
   if (s.zp.row_offsets != nullptr) s.zp.row_offsets += r0;
-  if (t.bias_kind == BiasKind::int32) s.bias_i32 += c0;
-  if (t.bias_kind == BiasKind::float32) s.bias_f32 += c0;
-  return s;
+}
+
+void run_epilogue(const TileRequantize& t, int r0, int rows, int c0, int cols) {
+  if (t.args.to_float) {
+    RequantizeF32Args s = t.args.f32;
+    narrow_to(s, r0, rows, c0, cols);
+    if (s.bias != nullptr) s.bias += c0;
+    t.epilogue->requantize_f32(s);
+  } else {
+    RequantizeU8Args s = t.args.u8;
+    narrow_to(s, r0, rows, c0, cols);
+    if (s.bias_kind == BiasKind::int32) s.bias_i32 += c0;
+    if (s.bias_kind == BiasKind::float32) s.bias_f32 += c0;
+    t.epilogue->requantize_u8(s);
+  }
+}
+
+void run_epilogue(const TileRequantize& t) {
+  if (t.args.to_float) t.epilogue->requantize_f32(t.args.f32);
+  else t.epilogue->requantize_u8(t.args.u8);
 }
 
 }  // namespace
@@ -99,7 +146,7 @@ void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
       kernel(rows, nc, 0, true, {})(&args);
       row += rows * panels;
     }
-    if (requantize != nullptr) requantize->epilogue->requantize_u8(requantize->args);
+    if (requantize != nullptr) run_epilogue(*requantize);
     return;
   }
   // The stage forms its column vectors once per kernel call: with fewer rows than one
@@ -129,7 +176,7 @@ void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
       if (staged) {
         if (MicroKernelFn fn = kernel(rows, nr, panel, false, stage)) {
           OutputStageArgs call_stage = stage_args;
-          call_stage.out += int64_t{r0} * call_stage.ld_out;
+          call_stage.out = static_cast<char*>(call_stage.out) + int64_t{r0} * call_stage.ld_out;
           if (call_stage.row_offsets != nullptr) call_stage.row_offsets += r0;
           args.stage = &call_stage;
           fn(&args);
@@ -139,14 +186,13 @@ void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
       }
       kernel(rows, nr, panel, false, {})(&args);
       if (slice_requantize != nullptr)  // a slice across quantization groups
-        slice_requantize->epilogue->requantize_u8(
-            sub_block(slice_requantize->args, r0, rows * panels, col - n0, nr));
+        run_epilogue(*slice_requantize, r0, rows * panels, col - n0, nr);
     };
     if (full_panels > 0) run(0, mr, full_panels);
     if (tail_rows > 0) run(full_panels * mr, tail_rows, 1);
     col += nr;
   }
-  if (tile_epilogue) requantize->epilogue->requantize_u8(requantize->args);
+  if (tile_epilogue) run_epilogue(*requantize);
 }
 
 }  // namespace quire::detail

@@ -8,6 +8,7 @@
 #include "quire/detail/Blocking.h"
 #include "quire/detail/PackB.h"
 #include "cpu/output_stage.h"
+#include "quire/detail/GemmCore.h"
 
 namespace quire::detail {
 
@@ -99,12 +100,13 @@ class KernelSet {
   Entry entries_[kSlots] = {};  // entries_[0] matches nothing until resolved (mr 0)
 };
 
-// ReQuantizeOutput applied on a tile's last K block (RequantizeU8Args.in is the int32
-// tile in C_buffer), and the path's epilogue for what the kernels' output stage cannot
-// take (narrow tiles, slices that straddle quantization groups, the portable path).
+// ReQuantizeOutput or ReQuantizeForFloat applied on a tile's last K block (the args' `in`
+// is the int32 tile in C_buffer), and the path's epilogue for what the kernels' output
+// stage does not take (narrow tiles, slices that straddle quantization groups, tiles of
+// fewer rows than a panel, the portable path).
 struct EpilogueTable;
 struct TileRequantize {
-  RequantizeU8Args args;
+  KernelOutputArgs args;
   const EpilogueTable* epilogue;
 };
 
@@ -112,8 +114,8 @@ struct TileRequantize {
 // block (mc rows, lda bytes apart, K range [k0, k0 + kc)) times columns [n0, n0 + nc) of
 // the packed B group starting at b_group. pair_safe: null, or the group's per-panel flags
 // (PackBMatrix::pairSafePanels); flagged panels run KernelSet::pair_safe kernels.
-// requantize (last K block only): the tile is requantized to uint8 instead, in the
-// kernels' output stage where they have one (C_buffer then holds no int32 there).
+// requantize (last K block only): the tile is requantized to uint8 or float instead, in
+// the kernels' output stage where they have one (C_buffer then holds no int32 there).
 void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
                    const PackedBLayout& b, const int8_t* b_group, int k0, int kc, int n0, int nc,
                    int32_t* c, int64_t ldc, bool accumulate, const uint8_t* pair_safe = nullptr,

@@ -58,7 +58,7 @@ void run_packed_gemm(const PackedGemmCall& c) {
           int32_t* c_tile = c.C_buffer + ic * ld + col;
           const block_type_t block{ic, mc, col, nc};
           if (last_k_block && c.requantize_tile != nullptr) {
-            // ReQuantizeOutput runs in the kernels' output stage.
+            // ReQuantizeOutput / ReQuantizeForFloat runs in the kernels' output stage.
             TileRequantize rq{{}, epilogue};
             if (!c.requantize_tile(c.op, c.C, c_tile, block, static_cast<int>(c.ldc), rq.args))
               continue;

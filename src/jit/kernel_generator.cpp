@@ -208,17 +208,20 @@ bool registers_fit(const KernelSpec& s) {
   return true;
 }
 
-// The output stage as a name suffix: "_u8" and its operands (azp: the column term of an
-// A zero point; bzp, mult, f32bias: per column "col" or per group "grp"; i32bias).
+// The output stage as a name suffix: "_u8" or "_f32" and its operands (azp: the column
+// term of an A zero point; bzp, mult (float output: b_scale), f32bias's divisor: per
+// column "col" or per group "grp"; i32bias; relu for float output).
 static std::string stage_name(const detail::OutputStage& st) {
   if (!st.requantize) return "";
   const auto form = [](detail::StageOperand o) { return o == detail::StageOperand::lanes ? "col" : "grp"; };
-  std::string name = "_u8";
+  std::string name = st.to_float ? "_f32" : "_u8";
   if (st.col_offsets) name += "_azp";
   if (st.b_zero_point != detail::StageOperand::absent) name += std::string("_bzp") + form(st.b_zero_point);
   name += std::string("_mult") + form(st.multiplier);
   if (st.bias == detail::BiasKind::int32) name += "_i32bias";
-  if (st.bias == detail::BiasKind::float32) name += std::string("_f32bias") + form(st.act_times_w_scale);
+  if (st.bias == detail::BiasKind::float32)
+    name += st.to_float ? std::string("_f32bias") : std::string("_f32bias") + form(st.act_times_w_scale);
+  if (st.relu) name += "_relu";
   return name;
 }
 

@@ -79,13 +79,19 @@ void OutputStageEmitter::prologue(const x86::Gp& args) {
   a_.mov(x86::qword_ptr(x86::rsp, kOutCursor), kPtr);
   a_.mov(kPtr, stage_field(offsetof(OutputStageArgs, row_offsets)));
   a_.mov(x86::qword_ptr(x86::rsp, kRowCursor), kPtr);
-  a_.vbroadcastss(x0, x86::dword_ptr(kStage, offsetof(OutputStageArgs, hi)));
-  store_vec(vec_at(x86::rsp, kHi), x0);
-  a_.vpbroadcastd(x0, x86::dword_ptr(kStage, offsetof(OutputStageArgs, c_zero_point)));
-  store_vec(vec_at(x86::rsp, kCZeroPoint), x0);
-  a_.vpbroadcastb(x0, x86::byte_ptr(kStage, offsetof(OutputStageArgs, floor)));
-  store_vec(vec_at(x86::rsp, kFloorBytes), x0);
-  if (l_.zmm) {
+  if (s_.to_float) {
+    // kHi holds ReLU's 0.0f.
+    a_.vxorps(x0.ymm(), x0.ymm(), x0.ymm());
+    store_vec(vec_at(x86::rsp, kHi), x0);
+  } else {
+    a_.vbroadcastss(x0, x86::dword_ptr(kStage, offsetof(OutputStageArgs, hi)));
+    store_vec(vec_at(x86::rsp, kHi), x0);
+    a_.vpbroadcastd(x0, x86::dword_ptr(kStage, offsetof(OutputStageArgs, c_zero_point)));
+    store_vec(vec_at(x86::rsp, kCZeroPoint), x0);
+    a_.vpbroadcastb(x0, x86::byte_ptr(kStage, offsetof(OutputStageArgs, floor)));
+    store_vec(vec_at(x86::rsp, kFloorBytes), x0);
+  }
+  if (l_.zmm && !s_.to_float) {
     // The row's bytes (k2) for its one store.
     if (const int bytes = row_bytes(); bytes < 64) {
       a_.mov(kPtr, (uint64_t{1} << bytes) - 1);
@@ -114,9 +120,16 @@ void OutputStageEmitter::prologue(const x86::Gp& args) {
     }
     if (s_.multiplier == StageOperand::lanes) load_lanes(x0, offsetof(OutputStageArgs, multiplier), v, mask);
     else broadcast_scalar(x0, offsetof(OutputStageArgs, multiplier), true);
+    if (s_.to_float) {  // a_scale * b_scale, as the epilogue forms it
+      a_.vbroadcastss(x1, x86::dword_ptr(kStage, offsetof(OutputStageArgs, a_scale)));
+      a_.vmulps(x0, x1, x0);
+    }
     store_vec(vec_at(x86::rsp, kMultiplier + slot), x0);
-    // bias_f32 / act_times_w_scale, divided once per call (lanes past nr: 0 / 0, unused).
-    if (s_.bias == BiasKind::float32) {
+    if (s_.to_float && s_.bias == BiasKind::float32) {
+      load_lanes(x0, offsetof(OutputStageArgs, bias_f32), v, mask);
+      store_vec(vec_at(x86::rsp, kFloatBias + slot), x0);
+    } else if (s_.bias == BiasKind::float32) {
+      // bias_f32 / act_times_w_scale, divided once per call (lanes past nr: 0 / 0, unused).
       load_lanes(x0, offsetof(OutputStageArgs, bias_f32), v, mask);
       if (s_.act_times_w_scale == StageOperand::lanes)
         load_lanes(x1, offsetof(OutputStageArgs, act_times_w_scale), v, mask);
@@ -191,6 +204,24 @@ void OutputStageEmitter::store_vector_ymm(const x86::Vec& x, int v) {
   if (l_.tail & 1) a_.mov(x86::byte_ptr(kOutRow, at), kScalar.r8());
 }
 
+// One vector of floats, the row's last one masked when nr is not a multiple of the width.
+void OutputStageEmitter::store_floats(const x86::Vec& x, int v) {
+  const bool masked = v == l_.nv - 1 && l_.tail != 0;
+  if (l_.zmm) {
+    const x86::Mem dst = x86::zmmword_ptr(kOutRow, v * 64);
+    if (masked) a_.k(x86::k1).vmovups(dst, x);
+    else a_.vmovups(dst, x);
+    return;
+  }
+  const x86::Mem dst = x86::ymmword_ptr(kOutRow, v * 32);
+  if (!masked) {
+    a_.vmovups(dst, x);
+    return;
+  }
+  a_.vmovdqu(l_.t2, x86::ymmword_ptr(l_.mask_table, (8 - l_.tail) * 4));
+  a_.vmaskmovps(dst, l_.t2, x);
+}
+
 void OutputStageEmitter::store(const x86::Gp& args, const std::function<x86::Vec(int, int)>& acc) {
   const x86::Vec t = l_.t, t2 = l_.t2;
   a_.mov(kStage, x86::qword_ptr(args, offsetof(MicroKernelArgs, stage)));
@@ -221,6 +252,13 @@ void OutputStageEmitter::store(const x86::Gp& args, const std::function<x86::Vec
         a_.vpsubd(x, x, t);
       }
       a_.vcvtdq2ps(x, x);
+      if (s_.to_float) {
+        a_.vmulps(x, x, vec_at(x86::rsp, kMultiplier + slot));
+        if (s_.bias == BiasKind::float32) a_.vaddps(x, x, vec_at(x86::rsp, kFloatBias + slot));
+        if (s_.relu) a_.vmaxps(x, x, vec_at(x86::rsp, kHi));  // NaN becomes 0, as in the epilogue
+        store_floats(x, v);
+        continue;
+      }
       if (s_.bias == BiasKind::float32) a_.vaddps(x, x, vec_at(x86::rsp, kFloatBias + slot));
       a_.vmulps(x, x, vec_at(x86::rsp, kMultiplier + slot));
       a_.vminps(x, x, vec_at(x86::rsp, kHi));  // the bound second: NaN becomes 255 - c_zp
@@ -228,7 +266,7 @@ void OutputStageEmitter::store(const x86::Gp& args, const std::function<x86::Vec
       a_.vpaddd(x, x, vec_at(x86::rsp, kCZeroPoint));
       if (!l_.zmm) store_vector_ymm(x, v);
     }
-    if (l_.zmm) store_row_zmm(acc, r);
+    if (l_.zmm && !s_.to_float) store_row_zmm(acc, r);
     if (r + 1 < l_.mr) a_.add(kOutRow, kLdOut);
   }
   // The next panel's rows.

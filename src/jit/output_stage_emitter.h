@@ -1,6 +1,6 @@
 // Emits a column kernel's requantizing output stage (cpu/output_stage.h): the finished
-// accumulators become uint8 in registers and are stored once, instead of being stored as
-// int32 and read back by the tile epilogue.
+// accumulators become uint8 (or float) in registers and are stored once, instead of
+// being stored as int32 and read back by the tile epilogue.
 //
 // Once per call (prologue), the slice's per-column operands are formed into vectors in a
 // stack frame: the column term bias_i32 - a_zero_point * col_offsets (which then starts
@@ -12,7 +12,8 @@
 // column operands as memory operands from the frame. The lower bounds come from the
 // unsigned saturation of the packs to bytes and a vpmaxub with the floor: on zmm paths
 // one row's vectors are packed together and stored with one (masked) store; on ymm paths
-// (AVX2 instructions only) each vector is packed and stored on its own.
+// (AVX2 instructions only) each vector is packed and stored on its own. To float: the
+// row term, vcvtdq2ps, the scale a_scale * b_scale, the bias, ReLU, one (masked) store.
 #pragma once
 
 #include <asmjit/x86.h>
@@ -71,6 +72,7 @@ class OutputStageEmitter {
   void broadcast_scalar(const asmjit::x86::Vec& dst, size_t field, bool is_float);
   void store_row_zmm(const std::function<asmjit::x86::Vec(int, int)>& acc, int r);
   void store_vector_ymm(const asmjit::x86::Vec& x, int v);
+  void store_floats(const asmjit::x86::Vec& x, int v);
   int row_bytes() const { return l_.tail != 0 ? (l_.nv - 1) * 16 + l_.tail : l_.nv * 16; }
 
   asmjit::x86::Assembler& a_;

@@ -23,11 +23,18 @@ using PackABlockFn = PackedABlock (*)(void* packer, const block_type_t& block);
 using OutputTileFn = void (*)(const void* op, void* C, int32_t* tile, const block_type_t& block,
                               int ldc, inst_set_t inst_set);
 
-// Resolves the output op (a ReQuantizeOutput with nothing after it) for one tile as its f
-// would, checks included, so the kernels can requantize it in registers; false for an
-// empty block.
+// An output op the kernels can apply in registers, resolved for one tile: a
+// ReQuantizeOutput (to uint8) or a ReQuantizeForFloat, with nothing after it.
+struct KernelOutputArgs {
+  bool to_float;
+  RequantizeU8Args u8;    // !to_float
+  RequantizeF32Args f32;  // to_float
+};
+
+// Resolves the output op for one tile as its f would, checks included, so the kernels can
+// apply it in registers; false for an empty block.
 using RequantizeTileFn = bool (*)(const void* op, void* C, int32_t* tile,
-                                  const block_type_t& block, int ldc, RequantizeU8Args& args);
+                                  const block_type_t& block, int ldc, KernelOutputArgs& args);
 
 struct PackedGemmCall {
   // A, as its packer describes it.
