@@ -8,7 +8,6 @@
 #include "quire/detail/Blocking.h"
 #include "quire/detail/PackB.h"
 #include "cpu/output_stage.h"
-#include "quire/detail/GemmCore.h"
 
 namespace quire::detail {
 
@@ -100,15 +99,7 @@ class KernelSet {
   Entry entries_[kSlots] = {};  // entries_[0] matches nothing until resolved (mr 0)
 };
 
-// ReQuantizeOutput or ReQuantizeForFloat applied on a tile's last K block (the args' `in`
-// is the int32 tile in C_buffer), and the path's epilogue for what the kernels' output
-// stage does not take (narrow tiles, slices that straddle quantization groups, tiles of
-// fewer rows than a panel, the portable path).
-struct EpilogueTable;
-struct TileRequantize {
-  KernelOutputArgs args;
-  const EpilogueTable* epilogue;
-};
+struct TileRequantize;  // driver/tile_output.h
 
 // C[0..mc) x [0..nc) (int32, ldc elements apart) = (or +=, when accumulate) the packed A
 // block (mc rows, lda bytes apart, K range [k0, k0 + kc)) times columns [n0, n0 + nc) of

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "driver/driver.h"
+#include "driver/tile_output.h"
 #include "quire/detail/Check.h"
 #include "quire/detail/GemmCore.h"
 

@@ -1,5 +1,6 @@
-// The process-wide kernel cache. The key space is bounded (5 paths x mr x nr within the
-// register file x column/narrow/acc16), so the cache is bounded by construction; kernels
+// The process-wide kernel cache. The key space is bounded (paths x mr x nr within the
+// register file x column/narrow/acc16/pair-safe x the output stages, about 2^10 forms of
+// which a program uses a few), so the cache is bounded by construction; kernels
 // live until the process exits, in pages that are read-execute only (code_pages.h).
 #include "jit/kernel_cache.h"
 
