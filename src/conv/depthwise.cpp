@@ -4,6 +4,7 @@
 
 #include "conv/conv_kernels.h"
 #include "conv/depthwise_layout.h"
+#include "conv/depthwise_rows.h"
 #include "conv/direct_params.h"
 #include "quire/Utils.h"
 #include "quire/detail/Check.h"
@@ -22,6 +23,15 @@ void depthwise_conv(const ConvGeometry& g, const uint8_t* A, const int8_t* packe
   check_arg(g.kernel_prod() <= 1024, where, "kernel size", g.kernel_prod(), "must be <= 1024");
   const int channels = g.out_channels;
   const conv::ChannelParams natural(r, channels);
+  const IsaRecord& active = active_isa();
+  if (&conv::conv_kernels_for(active) == &conv::kConvAvx512Vnni &&
+      conv::depthwise_rows_fit(g, natural.requant.b_zp)) {
+    conv::DepthwiseRowsArgs rows{&g, A, packed, C, natural.requant, r.a_zero_point, 0, 0};
+    fbgemmPartition1D(thread_id, num_threads, int64_t{g.batch} * g.out[0] * g.out[1],
+                      rows.row_begin, rows.row_end);
+    if (rows.row_begin < rows.row_end) conv::depthwise_rows_avx512vnni(rows);
+    return;
+  }
   const int padded = static_cast<int>(natural.mult.size());
   std::vector<int32_t> col_term(padded), b_zp(padded);
   std::vector<float> mult(padded), fbias(natural.fbias.empty() ? 0 : padded);
@@ -65,8 +75,25 @@ void depthwise_conv(const ConvGeometry& g, const uint8_t* A, const int8_t* packe
   bool b_zp_fits_int8 = true;
   for (int c = 0; c < channels && natural.requant.b_zp != nullptr; ++c)
     b_zp_fits_int8 = b_zp_fits_int8 && natural.b_zp[c] >= -128 && natural.b_zp[c] <= 127;
-  const IsaRecord& isa = b_zp_fits_int8 ? active_isa() : isa_record(Isa::portable);
+  const IsaRecord& isa = b_zp_fits_int8 ? active : isa_record(Isa::portable);
   if (args.pixel_begin < args.pixel_end) conv::conv_kernels_for(isa).depthwise(args);
 }
 
 }  // namespace quire::detail
+
+namespace quire::conv {
+
+bool depthwise_rows_fit(const detail::ConvGeometry& g, const int32_t* b_zp) {
+  const int C = g.out_channels;
+  // Frames of a 3D layer whose kernel is 1 deep are just more images.
+  bool fit = C == g.in_channels && C % 16 == 0 && g.kernel[0] == 1 && g.stride[0] == 1 &&
+             g.pad_begin[0] == 0 && g.out[0] == g.in[0];
+  for (int d = 1; d < 3; ++d)
+    fit = fit && g.kernel[d] == 3 && g.stride[d] == 1 && g.dilation[d] == 1 &&
+          g.pad_begin[d] == 1 && g.out[d] == g.in[d];
+  // -z must fit a byte of the second dot product's weights.
+  for (int c = 0; c < C && fit && b_zp != nullptr; ++c) fit = b_zp[c] >= -127 && b_zp[c] <= 127;
+  return fit;
+}
+
+}  // namespace quire::conv

@@ -1,0 +1,31 @@
+// The row kernel of the common depthwise layer (docs/convolution.md, "Depthwise"): 3x3,
+// stride 1, pad 1, dilation 1, 2D, channel multiplier 1, IC a multiple of 16, B zero
+// points in [-127, 127]. It walks output rows, not pixels, and needs AVX512-VNNI; the
+// other shapes and paths run the pixel kernel (depthwise_kernel.h).
+#pragma once
+
+#include <cstdint>
+
+#include "conv/conv_kernels.h"
+
+namespace quire::conv {
+
+// One thread's share: output rows [row_begin, row_end) of the batch (row-major over
+// MB x OH). q holds its arrays in natural channel order (ChannelParams), W is
+// PackedDepthWiseConvMatrix's layout, a_zero_point the padding value.
+struct DepthwiseRowsArgs {
+  const detail::ConvGeometry* g;
+  const uint8_t* A;
+  const int8_t* W;
+  uint8_t* C;
+  ChannelRequant q;
+  int32_t a_zero_point;
+  int64_t row_begin, row_end;
+};
+
+// Whether the row kernel takes this layer (b_zp: natural order, null when symmetric).
+bool depthwise_rows_fit(const detail::ConvGeometry& g, const int32_t* b_zp);
+
+void depthwise_rows_avx512vnni(const DepthwiseRowsArgs& a);
+
+}  // namespace quire::conv

@@ -1,0 +1,210 @@
+// The depthwise row kernel on AVX512-VNNI (see depthwise_rows.h and docs/convolution.md).
+//
+// An output row is a flat run of OW x C bytes, and so is each input row: with stride 1,
+// output byte f of tap (kh, kw) reads input row oh - 1 + kh at flat byte f + (kw - 1) C.
+// Per pair of output rows (oh, oh + 1) the kernel first builds "column quads": for
+// every input byte f, the four bytes of input rows oh - 1 .. oh + 2 at f, interleaved by
+// in-lane unpacks into four planes (plane j, 16-byte unit u: bytes 16 u + 4 j .. + 3).
+// One vpdpbusd of a plane vector with weights [w(0,kw), w(1,kw), w(2,kw), 0] per lane
+// then adds a whole kernel column for row oh, and with the weights shifted one byte up,
+// [0, w(0,kw), w(1,kw), w(2,kw)], for row oh + 1. Each input byte is shuffled once per
+// two output rows, not once per tap use; C is a multiple of 16, so the tap offsets
+// (kw - 1) C are whole units and a plane vector is one unaligned load.
+//
+// The lanes of output block f (64 flat bytes) hold channels (f + i) mod C, which repeat
+// with a period of lcm(C, 64) bytes: the kernel gathers, once per call, the weights and
+// requantization parameters of each "phase" (64-byte block of that period) and runs the
+// blocks of a row phase by phase, with the phase's weights in registers. A nonzero B
+// zero point z adds a second dot product with [-z, -z, -z, 0] (z in [-127, 127]).
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include "common/intrinsics.h"
+#include "conv/depthwise_rows.h"
+#include "quire/Utils.h"
+
+namespace quire::conv {
+namespace {
+
+// One phase's lane parameters, chunk j covering the bytes 16 L + 4 j + d of the block.
+struct alignas(64) Phase {
+  __m512i w[3][4];  // [kw][j]: the kernel column kw of each lane's channel
+  __m512i nz[4];    // [-z, -z, -z, 0] per lane
+  __m512i col[4];   // col_term
+  __m512 mult[4], fbias[4];
+};
+
+// The packed weights hold tap t of channel 64 b + 16 L + 4 j + d at quad t / 4 (3
+// quads), chunk j, lane L, dword d, byte t % 4 (depthwise_pack.cpp). Column kw's taps
+// are 3 r + kw, r = 0..2: control bytes per source quad, 0x80 (zero) elsewhere.
+__m512i column_control(int kw, int q) {
+  alignas(16) int8_t ctl[16];
+  for (int d = 0; d < 4; ++d)
+    for (int r = 0; r < 4; ++r) {
+      const int t = 3 * r + kw;
+      ctl[4 * d + r] = r < 3 && t / 4 == q ? static_cast<int8_t>(4 * d + t % 4) : int8_t{-128};
+    }
+  return _mm512_broadcast_i32x4(_mm_load_si128(reinterpret_cast<const __m128i*>(ctl)));
+}
+
+std::vector<Phase> gather_phases(const DepthwiseRowsArgs& a, int phases) {
+  const int C = a.g->out_channels;
+  std::vector<Phase> ph(phases);
+  __m512i ctl[3][3];
+  for (int kw = 0; kw < 3; ++kw)
+    for (int q = 0; q < 3; ++q) ctl[kw][q] = column_control(kw, q);
+  for (int p = 0; p < phases; ++p) {
+    int group[4];  // the 16-channel group of each lane
+    for (int L = 0; L < 4; ++L) group[L] = (64 * p + 16 * L) % C / 16;
+    for (int j = 0; j < 4; ++j) {
+      alignas(64) int8_t quad[3][64];
+      alignas(64) int32_t col[16], nz[16];
+      alignas(64) float mult[16], fbias[16];
+      for (int L = 0; L < 4; ++L) {
+        const int g = group[L], c = 16 * g + 4 * j;
+        for (int q = 0; q < 3; ++q)
+          std::memcpy(quad[q] + 16 * L, a.W + ((g / 4 * 3 + q) * 4 + j) * 64 + 16 * (g % 4), 16);
+        for (int d = 0; d < 4; ++d) {
+          col[4 * L + d] = a.q.col_term[c + d];
+          const int32_t z = a.q.b_zp != nullptr ? a.q.b_zp[c + d] : 0;
+          nz[4 * L + d] = (-z & 0xff) * 0x010101;
+          mult[4 * L + d] = a.q.mult[c + d];
+          fbias[4 * L + d] = a.q.fbias != nullptr ? a.q.fbias[c + d] : 0.0f;
+        }
+      }
+      for (int kw = 0; kw < 3; ++kw) {
+        __m512i w = _mm512_setzero_si512();
+        for (int q = 0; q < 3; ++q)
+          w = _mm512_or_si512(w, _mm512_shuffle_epi8(_mm512_load_si512(quad[q]), ctl[kw][q]));
+        ph[p].w[kw][j] = w;
+      }
+      ph[p].nz[j] = _mm512_load_si512(nz);
+      ph[p].col[j] = _mm512_load_si512(col);
+      ph[p].mult[j] = _mm512_load_ps(mult);
+      ph[p].fbias[j] = _mm512_load_ps(fbias);
+    }
+  }
+  return ph;
+}
+
+// The column quads of input rows rows[0..3] (null: padding, the zero point) into the
+// planes, flat bytes [0, n) of each row.
+void build_planes(const uint8_t* const rows[4], int64_t n, __m512i zp, uint8_t* const plane[4]) {
+  for (int64_t f = 0; f < n; f += 64) {
+    const __mmask64 m = n - f >= 64 ? ~0ull : (1ull << (n - f)) - 1;
+    __m512i x[4];
+    for (int s = 0; s < 4; ++s)
+      x[s] = rows[s] == nullptr ? zp : _mm512_mask_loadu_epi8(zp, m, rows[s] + f);
+    const __m512i u0 = _mm512_unpacklo_epi8(x[0], x[1]), u1 = _mm512_unpackhi_epi8(x[0], x[1]);
+    const __m512i v0 = _mm512_unpacklo_epi8(x[2], x[3]), v1 = _mm512_unpackhi_epi8(x[2], x[3]);
+    _mm512_storeu_si512(plane[0] + f, _mm512_unpacklo_epi16(u0, v0));
+    _mm512_storeu_si512(plane[1] + f, _mm512_unpackhi_epi16(u0, v0));
+    _mm512_storeu_si512(plane[2] + f, _mm512_unpacklo_epi16(u1, v1));
+    _mm512_storeu_si512(plane[3] + f, _mm512_unpackhi_epi16(u1, v1));
+  }
+}
+
+struct Requant {
+  __m512 hi;
+  __m512i zp16;
+  __m512i lo8;
+};
+
+// Output row `out` (n flat bytes) from the planes: SHIFT 0 weighs quad bytes 0..2 (the
+// pair's first row), SHIFT 8 bytes 1..3 (its second).
+template <int SHIFT, bool ROW, bool FBIAS>
+void row_out(const std::vector<Phase>& phases, const uint8_t* const plane[4], int C, int64_t n,
+             const Requant& rq, uint8_t* out) {
+  const int np = static_cast<int>(phases.size());
+  const int64_t blocks = (n + 63) / 64;
+  for (int p = 0; p < np && p < blocks; ++p) {
+    const Phase& ph = phases[p];
+    __m512i w[3][4], nz[4];
+    for (int j = 0; j < 4; ++j) {
+      for (int kw = 0; kw < 3; ++kw) w[kw][j] = _mm512_slli_epi32(ph.w[kw][j], SHIFT);
+      if constexpr (ROW) nz[j] = _mm512_slli_epi32(ph.nz[j], SHIFT);
+    }
+    for (int64_t f = 64 * int64_t{p}; f < n; f += 64 * int64_t{np}) {
+      __m512i acc[4];
+      for (int j = 0; j < 4; ++j) acc[j] = ph.col[j];
+      for (int kw = 0; kw < 3; ++kw)
+        for (int j = 0; j < 4; ++j) {
+          const __m512i v = _mm512_loadu_si512(plane[j] + f + int64_t{kw} * C);
+          acc[j] = _mm512_dpbusd_epi32(acc[j], v, w[kw][j]);
+          if constexpr (ROW) acc[j] = _mm512_dpbusd_epi32(acc[j], v, nz[j]);
+        }
+      __m512i y[4];
+      for (int j = 0; j < 4; ++j) {
+        __m512 x = _mm512_cvtepi32_ps(acc[j]);
+        if constexpr (FBIAS) x = _mm512_add_ps(x, ph.fbias[j]);
+        // min(product, hi): NaN becomes hi, as in the reference.
+        y[j] = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_mul_ps(x, ph.mult[j]), rq.hi));
+      }
+      // The lower bound comes from the saturating packs (below 0 after adding the zero
+      // point) and, with ReLU, the byte max with the zero point.
+      const __m512i p01 = _mm512_add_epi16(_mm512_packs_epi32(y[0], y[1]), rq.zp16);
+      const __m512i p23 = _mm512_add_epi16(_mm512_packs_epi32(y[2], y[3]), rq.zp16);
+      const __m512i b = _mm512_max_epu8(_mm512_packus_epi16(p01, p23), rq.lo8);
+      if (n - f >= 64)
+        _mm512_storeu_si512(out + f, b);
+      else
+        _mm512_mask_storeu_epi8(out + f, (1ull << (n - f)) - 1, b);
+    }
+  }
+}
+
+template <bool ROW, bool FBIAS>
+void rows_run(const DepthwiseRowsArgs& a) {
+  const detail::ConvGeometry& g = *a.g;
+  const int C = g.out_channels, H = g.in[1], OH = g.out[1];
+  const int64_t n = int64_t{g.in[2]} * C;  // flat bytes of a row (OW = W)
+  const int np = C / std::gcd(C, 64);
+  const std::vector<Phase> phases = gather_phases(a, np);
+  // Four planes, each with C bytes of padding quads before the row and C + 64 after
+  // (the padding column, and the last block's loads).
+  const int64_t stride = (n + 2 * C + 64 + 63) / 64 * 64;
+  uint8_t* buf = static_cast<uint8_t*>(fbgemmAlignedAlloc(64, static_cast<size_t>(4 * stride)));
+  uint8_t* plane[4];
+  const uint8_t* read[4];
+  for (int j = 0; j < 4; ++j) {
+    plane[j] = buf + j * stride + C;
+    read[j] = buf + j * stride;  // plane byte f + kw C: input f + (kw - 1) C
+    std::memset(buf + j * stride, a.a_zero_point, C);
+    std::memset(plane[j] + n, a.a_zero_point, static_cast<size_t>(stride - C - n));
+  }
+  const __m512i zp = _mm512_set1_epi8(static_cast<char>(a.a_zero_point));
+  Requant rq;
+  rq.hi = _mm512_set1_ps(a.q.x_hi);
+  rq.zp16 = _mm512_set1_epi16(static_cast<int16_t>(a.q.c_zero_point));
+  rq.lo8 = _mm512_set1_epi8(static_cast<char>(static_cast<int>(a.q.x_lo) + a.q.c_zero_point));
+  for (int64_t r = a.row_begin; r < a.row_end;) {
+    const int64_t image = r / OH;
+    const int oh = static_cast<int>(r % OH);
+    const bool pair = r + 1 < a.row_end && oh + 1 < OH;
+    const uint8_t* rows[4];
+    for (int s = 0; s < 4; ++s) {
+      const int ih = oh - 1 + s;
+      rows[s] = ih >= 0 && ih < H && (s < 3 || pair) ? a.A + (image * H + ih) * n : nullptr;
+    }
+    build_planes(rows, n, zp, plane);
+    uint8_t* out = a.C + r * n;
+    row_out<0, ROW, FBIAS>(phases, read, C, n, rq, out);
+    if (pair) row_out<8, ROW, FBIAS>(phases, read, C, n, rq, out + n);
+    r += pair ? 2 : 1;
+  }
+  fbgemmAlignedFree(buf);
+}
+
+}  // namespace
+
+void depthwise_rows_avx512vnni(const DepthwiseRowsArgs& a) {
+  const bool row = a.q.b_zp != nullptr, fbias = a.q.fbias != nullptr;
+  if (row && fbias) rows_run<true, true>(a);
+  else if (row) rows_run<true, false>(a);
+  else if (fbias) rows_run<false, true>(a);
+  else rows_run<false, false>(a);
+}
+
+}  // namespace quire::conv
