@@ -22,16 +22,15 @@ void depthwise_conv(const ConvGeometry& g, const uint8_t* A, const int8_t* packe
             g.out_channels, "must be IC or 2 x IC (channel multiplier 1 or 2)");
   check_arg(g.kernel_prod() <= 1024, where, "kernel size", g.kernel_prod(), "must be <= 1024");
   const int channels = g.out_channels;
-  const conv::ChannelParams natural(r, channels);
   const IsaRecord& active = active_isa();
-  if (&conv::conv_kernels_for(active) == &conv::kConvAvx512Vnni &&
-      conv::depthwise_rows_fit(g, natural.requant.b_zp)) {
-    conv::DepthwiseRowsArgs rows{&g, A, packed, C, natural.requant, r.a_zero_point, 0, 0};
+  if (&conv::conv_kernels_for(active) == &conv::kConvAvx512Vnni && conv::depthwise_rows_fit(g, r)) {
+    conv::DepthwiseRowsArgs rows{&g, A, packed, C, &r, 0, 0};
     fbgemmPartition1D(thread_id, num_threads, int64_t{g.batch} * g.out[0] * g.out[1],
                       rows.row_begin, rows.row_end);
     if (rows.row_begin < rows.row_end) conv::depthwise_rows_avx512vnni(rows);
     return;
   }
+  const conv::ChannelParams natural(r, channels);
   const int padded = static_cast<int>(natural.mult.size());
   std::vector<int32_t> col_term(padded), b_zp(padded);
   std::vector<float> mult(padded), fbias(natural.fbias.empty() ? 0 : padded);
@@ -83,16 +82,20 @@ void depthwise_conv(const ConvGeometry& g, const uint8_t* A, const int8_t* packe
 
 namespace quire::conv {
 
-bool depthwise_rows_fit(const detail::ConvGeometry& g, const int32_t* b_zp) {
+bool depthwise_rows_fit(const detail::ConvGeometry& g, const detail::DirectRequant& r) {
   const int C = g.out_channels;
-  // Frames of a 3D layer whose kernel is 1 deep are just more images.
-  bool fit = C == g.in_channels && C % 16 == 0 && g.kernel[0] == 1 && g.stride[0] == 1 &&
-             g.pad_begin[0] == 0 && g.out[0] == g.in[0];
+  // Frames of a 3D layer whose kernel is 1 deep are just more images. One quantization
+  // group per channel or one in all.
+  bool fit = C == g.in_channels && depthwise_has_columns(C, g.kernel_prod()) &&
+             g.kernel[0] == 1 && g.stride[0] == 1 && g.pad_begin[0] == 0 &&
+             g.out[0] == g.in[0] && (r.channels_per_q == 1 || r.channels_per_q >= C);
   for (int d = 1; d < 3; ++d)
     fit = fit && g.kernel[d] == 3 && g.stride[d] == 1 && g.dilation[d] == 1 &&
           g.pad_begin[d] == 1 && g.out[d] == g.in[d];
   // -z must fit a byte of the second dot product's weights.
-  for (int c = 0; c < C && fit && b_zp != nullptr; ++c) fit = b_zp[c] >= -127 && b_zp[c] <= 127;
+  const int zero_points = r.channels_per_q == 1 ? C : 1;
+  for (int c = 0; c < zero_points && fit; ++c)
+    fit = r.b_zero_point[c] >= -127 && r.b_zero_point[c] <= 127;
   return fit;
 }
 

@@ -7,24 +7,23 @@
 #include <cstdint>
 
 #include "conv/conv_kernels.h"
+#include "quire/detail/ConvDirect.h"
 
 namespace quire::conv {
 
 // One thread's share: output rows [row_begin, row_end) of the batch (row-major over
-// MB x OH). q holds its arrays in natural channel order (ChannelParams), W is
-// PackedDepthWiseConvMatrix's layout, a_zero_point the padding value.
+// MB x OH). W is PackedDepthWiseConvMatrix's layout, with its column weights.
 struct DepthwiseRowsArgs {
   const detail::ConvGeometry* g;
   const uint8_t* A;
   const int8_t* W;
   uint8_t* C;
-  ChannelRequant q;
-  int32_t a_zero_point;
+  const detail::DirectRequant* r;
   int64_t row_begin, row_end;
 };
 
-// Whether the row kernel takes this layer (b_zp: natural order, null when symmetric).
-bool depthwise_rows_fit(const detail::ConvGeometry& g, const int32_t* b_zp);
+// Whether the row kernel takes this layer.
+bool depthwise_rows_fit(const detail::ConvGeometry& g, const detail::DirectRequant& r);
 
 void depthwise_rows_avx512vnni(const DepthwiseRowsArgs& a);
 

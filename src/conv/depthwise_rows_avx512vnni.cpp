@@ -22,68 +22,90 @@
 #include <vector>
 
 #include "common/intrinsics.h"
+#include "conv/depthwise_layout.h"
 #include "conv/depthwise_rows.h"
+#include "quire/Depthwise.h"
 #include "quire/Utils.h"
 
 namespace quire::conv {
 namespace {
 
-// One phase's lane parameters, chunk j covering the bytes 16 L + 4 j + d of the block.
+// One phase's lane parameters (chunk j covers bytes 16 L + 4 j + d of the block); its
+// weights are the packed column weights (depthwise_layout.h).
 struct alignas(64) Phase {
-  __m512i w[3][4];  // [kw][j]: the kernel column kw of each lane's channel
-  __m512i nz[4];    // [-z, -z, -z, 0] per lane
-  __m512i col[4];   // col_term
+  __m512i nz[4];   // [-z, -z, -z, 0] per lane
+  __m512i col[4];  // col_term
   __m512 mult[4], fbias[4];
 };
 
-// The packed weights hold tap t of channel 64 b + 16 L + 4 j + d at quad t / 4 (3
-// quads), chunk j, lane L, dword d, byte t % 4 (depthwise_pack.cpp). Column kw's taps
-// are 3 r + kw, r = 0..2: control bytes per source quad, 0x80 (zero) elsewhere.
-__m512i column_control(int kw, int q) {
-  alignas(16) int8_t ctl[16];
-  for (int d = 0; d < 4; ++d)
-    for (int r = 0; r < 4; ++r) {
-      const int t = 3 * r + kw;
-      ctl[4 * d + r] = r < 3 && t / 4 == q ? static_cast<int8_t>(4 * d + t % 4) : int8_t{-128};
-    }
-  return _mm512_broadcast_i32x4(_mm_load_si128(reinterpret_cast<const __m128i*>(ctl)));
+// The requantization parameters per channel, natural order, 16 channels per step: the
+// formulas of ChannelParams (direct_params.cpp), with int32 arithmetic modulo 2^32.
+struct Natural {
+  std::vector<int32_t> col, nz;
+  std::vector<float> mult, fbias;
+  bool any_zp = false;
+};
+
+Natural natural_params(const detail::DirectRequant& r, int C) {
+  Natural n;
+  n.col.resize(C);
+  n.nz.resize(C);
+  n.mult.resize(C);
+  n.fbias.resize(C);
+  const bool per_channel = r.channels_per_q == 1;
+  const __m512i a_zp = _mm512_set1_epi32(r.a_zero_point);
+  __m512i any = _mm512_setzero_si512();
+  for (int c = 0; c < C; c += 16) {
+    const int q = per_channel ? c : 0;
+    const auto ld = [&](const int32_t* p, int i) {
+      return per_channel ? _mm512_loadu_si512(p + i) : _mm512_set1_epi32(p[0]);
+    };
+    const auto ldf = [&](const float* p, int i) {
+      return per_channel ? _mm512_loadu_ps(p + i) : _mm512_set1_ps(p[0]);
+    };
+    __m512i col = r.bias_kind == detail::BiasKind::int32 ? _mm512_loadu_si512(r.bias_i32 + c)
+                                                         : _mm512_setzero_si512();
+    if (r.col_offsets != nullptr)
+      col = _mm512_sub_epi32(col, _mm512_mullo_epi32(a_zp, _mm512_loadu_si512(r.col_offsets + c)));
+    const __m512i z = ld(r.b_zero_point, q);
+    any = _mm512_or_si512(any, z);
+    const __m512i nz = _mm512_mullo_epi32(
+        _mm512_and_si512(_mm512_sub_epi32(_mm512_setzero_si512(), z), _mm512_set1_epi32(0xff)),
+        _mm512_set1_epi32(0x010101));
+    _mm512_storeu_si512(n.col.data() + c, col);
+    _mm512_storeu_si512(n.nz.data() + c, nz);
+    _mm512_storeu_ps(n.mult.data() + c, ldf(r.c_multiplier, q));
+    const __m512 fbias = r.bias_kind == detail::BiasKind::float32
+                             ? _mm512_div_ps(_mm512_loadu_ps(r.bias_f32 + c), ldf(r.act_times_w_scale, q))
+                             : _mm512_setzero_ps();
+    _mm512_storeu_ps(n.fbias.data() + c, fbias);
+  }
+  n.any_zp = _mm512_test_epi32_mask(any, any) != 0;
+  return n;
 }
 
-std::vector<Phase> gather_phases(const DepthwiseRowsArgs& a, int phases) {
-  const int C = a.g->out_channels;
+// Lane (L, d) of chunk j gets v[16 group[L] + 4 j + d].
+template <class T>
+__m512i lanes(const T* v, const int group[4], int j) {
+  const auto piece = [&](int L) {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(v + 16 * group[L] + 4 * j));
+  };
+  __m512i x = _mm512_castsi128_si512(piece(0));
+  x = _mm512_inserti32x4(x, piece(1), 1);
+  x = _mm512_inserti32x4(x, piece(2), 2);
+  return _mm512_inserti32x4(x, piece(3), 3);
+}
+
+std::vector<Phase> gather_phases(const Natural& n, int C, int phases) {
   std::vector<Phase> ph(phases);
-  __m512i ctl[3][3];
-  for (int kw = 0; kw < 3; ++kw)
-    for (int q = 0; q < 3; ++q) ctl[kw][q] = column_control(kw, q);
   for (int p = 0; p < phases; ++p) {
     int group[4];  // the 16-channel group of each lane
     for (int L = 0; L < 4; ++L) group[L] = (64 * p + 16 * L) % C / 16;
     for (int j = 0; j < 4; ++j) {
-      alignas(64) int8_t quad[3][64];
-      alignas(64) int32_t col[16], nz[16];
-      alignas(64) float mult[16], fbias[16];
-      for (int L = 0; L < 4; ++L) {
-        const int g = group[L], c = 16 * g + 4 * j;
-        for (int q = 0; q < 3; ++q)
-          std::memcpy(quad[q] + 16 * L, a.W + ((g / 4 * 3 + q) * 4 + j) * 64 + 16 * (g % 4), 16);
-        for (int d = 0; d < 4; ++d) {
-          col[4 * L + d] = a.q.col_term[c + d];
-          const int32_t z = a.q.b_zp != nullptr ? a.q.b_zp[c + d] : 0;
-          nz[4 * L + d] = (-z & 0xff) * 0x010101;
-          mult[4 * L + d] = a.q.mult[c + d];
-          fbias[4 * L + d] = a.q.fbias != nullptr ? a.q.fbias[c + d] : 0.0f;
-        }
-      }
-      for (int kw = 0; kw < 3; ++kw) {
-        __m512i w = _mm512_setzero_si512();
-        for (int q = 0; q < 3; ++q)
-          w = _mm512_or_si512(w, _mm512_shuffle_epi8(_mm512_load_si512(quad[q]), ctl[kw][q]));
-        ph[p].w[kw][j] = w;
-      }
-      ph[p].nz[j] = _mm512_load_si512(nz);
-      ph[p].col[j] = _mm512_load_si512(col);
-      ph[p].mult[j] = _mm512_load_ps(mult);
-      ph[p].fbias[j] = _mm512_load_ps(fbias);
+      ph[p].nz[j] = lanes(n.nz.data(), group, j);
+      ph[p].col[j] = lanes(n.col.data(), group, j);
+      ph[p].mult[j] = _mm512_castsi512_ps(lanes(n.mult.data(), group, j));
+      ph[p].fbias[j] = _mm512_castsi512_ps(lanes(n.fbias.data(), group, j));
     }
   }
   return ph;
@@ -115,15 +137,17 @@ struct Requant {
 // Output row `out` (n flat bytes) from the planes: SHIFT 0 weighs quad bytes 0..2 (the
 // pair's first row), SHIFT 8 bytes 1..3 (its second).
 template <int SHIFT, bool ROW, bool FBIAS>
-void row_out(const std::vector<Phase>& phases, const uint8_t* const plane[4], int C, int64_t n,
-             const Requant& rq, uint8_t* out) {
+void row_out(const std::vector<Phase>& phases, const int8_t* columns, const uint8_t* const plane[4],
+             int C, int64_t n, const Requant& rq, uint8_t* out) {
   const int np = static_cast<int>(phases.size());
   const int64_t blocks = (n + 63) / 64;
   for (int p = 0; p < np && p < blocks; ++p) {
     const Phase& ph = phases[p];
     __m512i w[3][4], nz[4];
     for (int j = 0; j < 4; ++j) {
-      for (int kw = 0; kw < 3; ++kw) w[kw][j] = _mm512_slli_epi32(ph.w[kw][j], SHIFT);
+      for (int kw = 0; kw < 3; ++kw)
+        w[kw][j] = _mm512_slli_epi32(
+            _mm512_load_si512(columns + depthwise_column_index(p, kw, j)), SHIFT);
       if constexpr (ROW) nz[j] = _mm512_slli_epi32(ph.nz[j], SHIFT);
     }
     for (int64_t f = 64 * int64_t{p}; f < n; f += 64 * int64_t{np}) {
@@ -156,12 +180,14 @@ void row_out(const std::vector<Phase>& phases, const uint8_t* const plane[4], in
 }
 
 template <bool ROW, bool FBIAS>
-void rows_run(const DepthwiseRowsArgs& a) {
+void rows_run(const DepthwiseRowsArgs& a, const Natural& natural) {
   const detail::ConvGeometry& g = *a.g;
+  const detail::DirectRequant& r = *a.r;
   const int C = g.out_channels, H = g.in[1], OH = g.out[1];
   const int64_t n = int64_t{g.in[2]} * C;  // flat bytes of a row (OW = W)
-  const int np = C / std::gcd(C, 64);
-  const std::vector<Phase> phases = gather_phases(a, np);
+  const int np = depthwise_column_phases(C);
+  const std::vector<Phase> phases = gather_phases(natural, C, np);
+  const int8_t* columns = a.W + PackedDepthWiseConvMatrix::packedBytes(C, 9);
   // Four planes, each with C bytes of padding quads before the row and C + 64 after
   // (the padding column, and the last block's loads).
   const int64_t stride = (n + 2 * C + 64 + 63) / 64 * 64;
@@ -171,28 +197,30 @@ void rows_run(const DepthwiseRowsArgs& a) {
   for (int j = 0; j < 4; ++j) {
     plane[j] = buf + j * stride + C;
     read[j] = buf + j * stride;  // plane byte f + kw C: input f + (kw - 1) C
-    std::memset(buf + j * stride, a.a_zero_point, C);
-    std::memset(plane[j] + n, a.a_zero_point, static_cast<size_t>(stride - C - n));
+    std::memset(buf + j * stride, r.a_zero_point, C);
+    std::memset(plane[j] + n, r.a_zero_point, static_cast<size_t>(stride - C - n));
   }
-  const __m512i zp = _mm512_set1_epi8(static_cast<char>(a.a_zero_point));
+  const __m512i zp = _mm512_set1_epi8(static_cast<char>(r.a_zero_point));
+  // ChannelRequant's bounds: x_hi = 255 - c_zp; the lower one, c_zp with ReLU, 0
+  // without, after adding the zero point.
   Requant rq;
-  rq.hi = _mm512_set1_ps(a.q.x_hi);
-  rq.zp16 = _mm512_set1_epi16(static_cast<int16_t>(a.q.c_zero_point));
-  rq.lo8 = _mm512_set1_epi8(static_cast<char>(static_cast<int>(a.q.x_lo) + a.q.c_zero_point));
-  for (int64_t r = a.row_begin; r < a.row_end;) {
-    const int64_t image = r / OH;
-    const int oh = static_cast<int>(r % OH);
-    const bool pair = r + 1 < a.row_end && oh + 1 < OH;
+  rq.hi = _mm512_set1_ps(static_cast<float>(255 - r.c_zero_point));
+  rq.zp16 = _mm512_set1_epi16(static_cast<int16_t>(r.c_zero_point));
+  rq.lo8 = _mm512_set1_epi8(static_cast<char>(r.fuse_relu ? r.c_zero_point : 0));
+  for (int64_t row = a.row_begin; row < a.row_end;) {
+    const int64_t image = row / OH;
+    const int oh = static_cast<int>(row % OH);
+    const bool pair = row + 1 < a.row_end && oh + 1 < OH;
     const uint8_t* rows[4];
     for (int s = 0; s < 4; ++s) {
       const int ih = oh - 1 + s;
       rows[s] = ih >= 0 && ih < H && (s < 3 || pair) ? a.A + (image * H + ih) * n : nullptr;
     }
     build_planes(rows, n, zp, plane);
-    uint8_t* out = a.C + r * n;
-    row_out<0, ROW, FBIAS>(phases, read, C, n, rq, out);
-    if (pair) row_out<8, ROW, FBIAS>(phases, read, C, n, rq, out + n);
-    r += pair ? 2 : 1;
+    uint8_t* out = a.C + row * n;
+    row_out<0, ROW, FBIAS>(phases, columns, read, C, n, rq, out);
+    if (pair) row_out<8, ROW, FBIAS>(phases, columns, read, C, n, rq, out + n);
+    row += pair ? 2 : 1;
   }
   fbgemmAlignedFree(buf);
 }
@@ -200,11 +228,12 @@ void rows_run(const DepthwiseRowsArgs& a) {
 }  // namespace
 
 void depthwise_rows_avx512vnni(const DepthwiseRowsArgs& a) {
-  const bool row = a.q.b_zp != nullptr, fbias = a.q.fbias != nullptr;
-  if (row && fbias) rows_run<true, true>(a);
-  else if (row) rows_run<true, false>(a);
-  else if (fbias) rows_run<false, true>(a);
-  else rows_run<false, false>(a);
+  const Natural n = natural_params(*a.r, a.g->out_channels);
+  const bool row = n.any_zp, fbias = a.r->bias_kind == detail::BiasKind::float32;
+  if (row && fbias) rows_run<true, true>(a, n);
+  else if (row) rows_run<true, false>(a, n);
+  else if (fbias) rows_run<false, true>(a, n);
+  else rows_run<false, false>(a, n);
 }
 
 }  // namespace quire::conv
