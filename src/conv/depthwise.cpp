@@ -1,5 +1,6 @@
 // The depthwise entry point: checks, per-channel requantization in the kernels' lane
 // order, the zero-point row, this thread's pixels, and the active path's kernel.
+#include <algorithm>
 #include <vector>
 
 #include "conv/conv_kernels.h"
@@ -93,10 +94,15 @@ bool depthwise_rows_fit(const detail::ConvGeometry& g, const detail::DirectRequa
     fit = fit && g.kernel[d] == 3 && g.stride[d] == 1 && g.dilation[d] == 1 &&
           g.pad_begin[d] == 1 && g.out[d] == g.in[d];
   // -z must fit a byte of the second dot product's weights.
+  if (!fit) return false;
+  // A reduction without early exit: vectorized, a large layer's zero points cost little.
   const int zero_points = r.channels_per_q == 1 ? C : 1;
-  for (int c = 0; c < zero_points && fit; ++c)
-    fit = r.b_zero_point[c] >= -127 && r.b_zero_point[c] <= 127;
-  return fit;
+  int32_t lo = 0, hi = 0;
+  for (int c = 0; c < zero_points; ++c) {
+    lo = std::min(lo, r.b_zero_point[c]);
+    hi = std::max(hi, r.b_zero_point[c]);
+  }
+  return lo >= -127 && hi <= 127;
 }
 
 }  // namespace quire::conv

@@ -111,22 +111,49 @@ std::vector<Phase> gather_phases(const Natural& n, int C, int phases) {
   return ph;
 }
 
-// The column quads of input rows rows[0..3] (null: padding, the zero point) into the
-// planes, flat bytes [0, n) of each row.
-void build_planes(const uint8_t* const rows[4], int64_t n, __m512i zp, uint8_t* const plane[4]) {
-  for (int64_t f = 0; f < n; f += 64) {
-    const __mmask64 m = n - f >= 64 ? ~0ull : (1ull << (n - f)) - 1;
+// Builds the column quads of a row pair, input rows rows[0..3] (null: padding, the zero
+// point), into four planes, one 64-byte block per step: the consume loop of the pair
+// before steps it once per output block, so that the builder's stores overlap that
+// loop's dot products.
+class PlaneBuilder {
+ public:
+  explicit PlaneBuilder(int32_t zero_point) : zp_(_mm512_set1_epi8(static_cast<char>(zero_point))) {}
+
+  void start(const uint8_t* const rows[4], int64_t n, uint8_t* const plane[4]) {
+    for (int s = 0; s < 4; ++s) {
+      rows_[s] = rows[s];
+      plane_[s] = plane[s];
+    }
+    f_ = 0;
+    n_ = n;
+  }
+  void step() {
+    if (f_ < n_) block();
+  }
+  void finish() {
+    while (f_ < n_) block();
+  }
+
+ private:
+  void block() {
+    const __mmask64 m = n_ - f_ >= 64 ? ~0ull : (1ull << (n_ - f_)) - 1;
     __m512i x[4];
     for (int s = 0; s < 4; ++s)
-      x[s] = rows[s] == nullptr ? zp : _mm512_mask_loadu_epi8(zp, m, rows[s] + f);
+      x[s] = rows_[s] == nullptr ? zp_ : _mm512_mask_loadu_epi8(zp_, m, rows_[s] + f_);
     const __m512i u0 = _mm512_unpacklo_epi8(x[0], x[1]), u1 = _mm512_unpackhi_epi8(x[0], x[1]);
     const __m512i v0 = _mm512_unpacklo_epi8(x[2], x[3]), v1 = _mm512_unpackhi_epi8(x[2], x[3]);
-    _mm512_storeu_si512(plane[0] + f, _mm512_unpacklo_epi16(u0, v0));
-    _mm512_storeu_si512(plane[1] + f, _mm512_unpackhi_epi16(u0, v0));
-    _mm512_storeu_si512(plane[2] + f, _mm512_unpacklo_epi16(u1, v1));
-    _mm512_storeu_si512(plane[3] + f, _mm512_unpackhi_epi16(u1, v1));
+    _mm512_storeu_si512(plane_[0] + f_, _mm512_unpacklo_epi16(u0, v0));
+    _mm512_storeu_si512(plane_[1] + f_, _mm512_unpackhi_epi16(u0, v0));
+    _mm512_storeu_si512(plane_[2] + f_, _mm512_unpacklo_epi16(u1, v1));
+    _mm512_storeu_si512(plane_[3] + f_, _mm512_unpackhi_epi16(u1, v1));
+    f_ += 64;
   }
-}
+
+  __m512i zp_;
+  const uint8_t* rows_[4] = {};
+  uint8_t* plane_[4] = {};
+  int64_t f_ = 0, n_ = 0;
+};
 
 struct Requant {
   __m512 hi;
@@ -138,7 +165,7 @@ struct Requant {
 // pair's first row), SHIFT 8 bytes 1..3 (its second).
 template <int SHIFT, bool ROW, bool FBIAS>
 void row_out(const std::vector<Phase>& phases, const int8_t* columns, const uint8_t* const plane[4],
-             int C, int64_t n, const Requant& rq, uint8_t* out) {
+             int C, int64_t n, const Requant& rq, uint8_t* out, PlaneBuilder& next) {
   const int np = static_cast<int>(phases.size());
   const int64_t blocks = (n + 63) / 64;
   for (int p = 0; p < np && p < blocks; ++p) {
@@ -175,6 +202,7 @@ void row_out(const std::vector<Phase>& phases, const int8_t* columns, const uint
         _mm512_storeu_si512(out + f, b);
       else
         _mm512_mask_storeu_epi8(out + f, (1ull << (n - f)) - 1, b);
+      next.step();
     }
   }
 }
@@ -188,39 +216,54 @@ void rows_run(const DepthwiseRowsArgs& a, const Natural& natural) {
   const int np = depthwise_column_phases(C);
   const std::vector<Phase> phases = gather_phases(natural, C, np);
   const int8_t* columns = a.W + PackedDepthWiseConvMatrix::packedBytes(C, 9);
-  // Four planes, each with C bytes of padding quads before the row and C + 64 after
-  // (the padding column, and the last block's loads).
+  // Two sets of four planes (the pair being consumed, the next being built), each plane
+  // with C bytes of padding quads before the row and C + 64 after (the padding column,
+  // and the last block's loads).
   const int64_t stride = (n + 2 * C + 64 + 63) / 64 * 64;
-  uint8_t* buf = static_cast<uint8_t*>(fbgemmAlignedAlloc(64, static_cast<size_t>(4 * stride)));
-  uint8_t* plane[4];
-  const uint8_t* read[4];
-  for (int j = 0; j < 4; ++j) {
-    plane[j] = buf + j * stride + C;
-    read[j] = buf + j * stride;  // plane byte f + kw C: input f + (kw - 1) C
-    std::memset(buf + j * stride, r.a_zero_point, C);
-    std::memset(plane[j] + n, r.a_zero_point, static_cast<size_t>(stride - C - n));
-  }
-  const __m512i zp = _mm512_set1_epi8(static_cast<char>(r.a_zero_point));
+  uint8_t* buf = static_cast<uint8_t*>(fbgemmAlignedAlloc(64, static_cast<size_t>(8 * stride)));
+  uint8_t* plane[2][4];
+  const uint8_t* read[2][4];  // plane byte f + kw C: input f + (kw - 1) C
+  for (int k = 0; k < 2; ++k)
+    for (int j = 0; j < 4; ++j) {
+      uint8_t* base = buf + (4 * k + j) * stride;
+      plane[k][j] = base + C;
+      read[k][j] = base;
+      std::memset(base, r.a_zero_point, C);
+      std::memset(base + C + n, r.a_zero_point, static_cast<size_t>(stride - C - n));
+    }
   // ChannelRequant's bounds: x_hi = 255 - c_zp; the lower one, c_zp with ReLU, 0
   // without, after adding the zero point.
   Requant rq;
   rq.hi = _mm512_set1_ps(static_cast<float>(255 - r.c_zero_point));
   rq.zp16 = _mm512_set1_epi16(static_cast<int16_t>(r.c_zero_point));
   rq.lo8 = _mm512_set1_epi8(static_cast<char>(r.fuse_relu ? r.c_zero_point : 0));
-  for (int64_t row = a.row_begin; row < a.row_end;) {
+  // The input rows of the pair at `row` (a single row when its image or the share ends).
+  const auto pair_at = [&](int64_t row, const uint8_t* rows[4]) {
     const int64_t image = row / OH;
     const int oh = static_cast<int>(row % OH);
     const bool pair = row + 1 < a.row_end && oh + 1 < OH;
-    const uint8_t* rows[4];
     for (int s = 0; s < 4; ++s) {
       const int ih = oh - 1 + s;
       rows[s] = ih >= 0 && ih < H && (s < 3 || pair) ? a.A + (image * H + ih) * n : nullptr;
     }
-    build_planes(rows, n, zp, plane);
+    return pair;
+  };
+  PlaneBuilder builder(r.a_zero_point);
+  const uint8_t* rows[4];
+  bool pair = pair_at(a.row_begin, rows);
+  builder.start(rows, n, plane[0]);
+  builder.finish();
+  int k = 0;
+  for (int64_t row = a.row_begin; row < a.row_end; k ^= 1) {
+    const int64_t next = row + (pair ? 2 : 1);
+    const bool next_pair = next < a.row_end && pair_at(next, rows);
+    if (next < a.row_end) builder.start(rows, n, plane[k ^ 1]);
     uint8_t* out = a.C + row * n;
-    row_out<0, ROW, FBIAS>(phases, columns, read, C, n, rq, out);
-    if (pair) row_out<8, ROW, FBIAS>(phases, columns, read, C, n, rq, out + n);
-    row += pair ? 2 : 1;
+    row_out<0, ROW, FBIAS>(phases, columns, read[k], C, n, rq, out, builder);
+    if (pair) row_out<8, ROW, FBIAS>(phases, columns, read[k], C, n, rq, out + n, builder);
+    builder.finish();
+    row = next;
+    pair = next_pair;
   }
   fbgemmAlignedFree(buf);
 }
