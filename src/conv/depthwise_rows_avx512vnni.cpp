@@ -161,47 +161,60 @@ struct Requant {
   __m512i lo8;
 };
 
-// Output row `out` (n flat bytes) from the planes: SHIFT 0 weighs quad bytes 0..2 (the
-// pair's first row), SHIFT 8 bytes 1..3 (its second).
-template <int SHIFT, bool ROW, bool FBIAS>
-void row_out(const std::vector<Phase>& phases, const int8_t* columns, const uint8_t* const plane[4],
-             int C, int64_t n, const Requant& rq, uint8_t* out, PlaneBuilder& next) {
+// 64 output bytes from an accumulator per chunk: ChannelRequant's formula; the in-lane
+// packs restore byte order.
+template <bool FBIAS>
+__m512i requantize(const __m512i acc[4], const Phase& ph, const Requant& rq) {
+  __m512i y[4];
+  for (int j = 0; j < 4; ++j) {
+    __m512 x = _mm512_cvtepi32_ps(acc[j]);
+    if constexpr (FBIAS) x = _mm512_add_ps(x, ph.fbias[j]);
+    // min(product, hi): NaN becomes hi, as in the reference.
+    y[j] = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_mul_ps(x, ph.mult[j]), rq.hi));
+  }
+  // The lower bound comes from the saturating packs (below 0 after adding the zero
+  // point) and, with ReLU, the byte max with the zero point.
+  const __m512i p01 = _mm512_add_epi16(_mm512_packs_epi32(y[0], y[1]), rq.zp16);
+  const __m512i p23 = _mm512_add_epi16(_mm512_packs_epi32(y[2], y[3]), rq.zp16);
+  return _mm512_max_epu8(_mm512_packus_epi16(p01, p23), rq.lo8);
+}
+
+void store_block(uint8_t* out, int64_t left, __m512i b) {
+  if (left >= 64)
+    _mm512_storeu_si512(out, b);
+  else
+    _mm512_mask_storeu_epi8(out, (1ull << left) - 1, b);
+}
+
+// The output rows of a pair (PAIR; else its first row only) from the planes: the first
+// row weighs quad bytes 0..2, the second bytes 1..3, which the quads shifted down a byte
+// (vpsrld 8) bring under the same weights.
+template <bool PAIR, bool ROW, bool FBIAS>
+void rows_out(const std::vector<Phase>& phases, const int8_t* columns, const uint8_t* const plane[4],
+              int C, int64_t n, const Requant& rq, uint8_t* out, PlaneBuilder& next) {
   const int np = static_cast<int>(phases.size());
   const int64_t blocks = (n + 63) / 64;
   for (int p = 0; p < np && p < blocks; ++p) {
     const Phase& ph = phases[p];
-    __m512i w[3][4], nz[4];
-    for (int j = 0; j < 4; ++j) {
-      for (int kw = 0; kw < 3; ++kw)
-        w[kw][j] = _mm512_slli_epi32(
-            _mm512_load_si512(columns + depthwise_column_index(p, kw, j)), SHIFT);
-      if constexpr (ROW) nz[j] = _mm512_slli_epi32(ph.nz[j], SHIFT);
-    }
+    __m512i w[3][4];
+    for (int j = 0; j < 4; ++j)
+      for (int kw = 0; kw < 3; ++kw) w[kw][j] = _mm512_load_si512(columns + depthwise_column_index(p, kw, j));
     for (int64_t f = 64 * int64_t{p}; f < n; f += 64 * int64_t{np}) {
-      __m512i acc[4];
-      for (int j = 0; j < 4; ++j) acc[j] = ph.col[j];
+      __m512i acc[4], acc2[4];
+      for (int j = 0; j < 4; ++j) acc[j] = acc2[j] = ph.col[j];
       for (int kw = 0; kw < 3; ++kw)
         for (int j = 0; j < 4; ++j) {
           const __m512i v = _mm512_loadu_si512(plane[j] + f + int64_t{kw} * C);
           acc[j] = _mm512_dpbusd_epi32(acc[j], v, w[kw][j]);
-          if constexpr (ROW) acc[j] = _mm512_dpbusd_epi32(acc[j], v, nz[j]);
+          if constexpr (ROW) acc[j] = _mm512_dpbusd_epi32(acc[j], v, ph.nz[j]);
+          if constexpr (PAIR) {
+            const __m512i v2 = _mm512_srli_epi32(v, 8);
+            acc2[j] = _mm512_dpbusd_epi32(acc2[j], v2, w[kw][j]);
+            if constexpr (ROW) acc2[j] = _mm512_dpbusd_epi32(acc2[j], v2, ph.nz[j]);
+          }
         }
-      __m512i y[4];
-      for (int j = 0; j < 4; ++j) {
-        __m512 x = _mm512_cvtepi32_ps(acc[j]);
-        if constexpr (FBIAS) x = _mm512_add_ps(x, ph.fbias[j]);
-        // min(product, hi): NaN becomes hi, as in the reference.
-        y[j] = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_mul_ps(x, ph.mult[j]), rq.hi));
-      }
-      // The lower bound comes from the saturating packs (below 0 after adding the zero
-      // point) and, with ReLU, the byte max with the zero point.
-      const __m512i p01 = _mm512_add_epi16(_mm512_packs_epi32(y[0], y[1]), rq.zp16);
-      const __m512i p23 = _mm512_add_epi16(_mm512_packs_epi32(y[2], y[3]), rq.zp16);
-      const __m512i b = _mm512_max_epu8(_mm512_packus_epi16(p01, p23), rq.lo8);
-      if (n - f >= 64)
-        _mm512_storeu_si512(out + f, b);
-      else
-        _mm512_mask_storeu_epi8(out + f, (1ull << (n - f)) - 1, b);
+      store_block(out + f, n - f, requantize<FBIAS>(acc, ph, rq));
+      if constexpr (PAIR) store_block(out + n + f, n - f, requantize<FBIAS>(acc2, ph, rq));
       next.step();
     }
   }
@@ -259,8 +272,8 @@ void rows_run(const DepthwiseRowsArgs& a, const Natural& natural) {
     const bool next_pair = next < a.row_end && pair_at(next, rows);
     if (next < a.row_end) builder.start(rows, n, plane[k ^ 1]);
     uint8_t* out = a.C + row * n;
-    row_out<0, ROW, FBIAS>(phases, columns, read[k], C, n, rq, out, builder);
-    if (pair) row_out<8, ROW, FBIAS>(phases, columns, read[k], C, n, rq, out + n, builder);
+    if (pair) rows_out<true, ROW, FBIAS>(phases, columns, read[k], C, n, rq, out, builder);
+    else rows_out<false, ROW, FBIAS>(phases, columns, read[k], C, n, rq, out, builder);
     builder.finish();
     row = next;
     pair = next_pair;
