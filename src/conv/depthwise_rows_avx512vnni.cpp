@@ -33,7 +33,8 @@ namespace {
 // One phase's lane parameters (chunk j covers bytes 16 L + 4 j + d of the block); its
 // weights are the packed column weights (depthwise_layout.h).
 struct alignas(64) Phase {
-  __m512i nz[4];   // [-z, -z, -z, 0] per lane
+  __m512i z3[4];   // [0, 0, 0, z] per lane
+  __m512i nz[4];   // [-z, -z, -z, -z] per lane
   __m512i col[4];  // col_term
   __m512 mult[4], fbias[4];
 };
@@ -41,7 +42,7 @@ struct alignas(64) Phase {
 // The requantization parameters per channel, natural order, 16 channels per step: the
 // formulas of ChannelParams (direct_params.cpp), with int32 arithmetic modulo 2^32.
 struct Natural {
-  std::vector<int32_t> col, nz;
+  std::vector<int32_t> col, z3, nz;
   std::vector<float> mult, fbias;
   bool any_zp = false;
 };
@@ -49,6 +50,7 @@ struct Natural {
 Natural natural_params(const detail::DirectRequant& r, int C) {
   Natural n;
   n.col.resize(C);
+  n.z3.resize(C);
   n.nz.resize(C);
   n.mult.resize(C);
   n.fbias.resize(C);
@@ -71,7 +73,8 @@ Natural natural_params(const detail::DirectRequant& r, int C) {
     any = _mm512_or_si512(any, z);
     const __m512i nz = _mm512_mullo_epi32(
         _mm512_and_si512(_mm512_sub_epi32(_mm512_setzero_si512(), z), _mm512_set1_epi32(0xff)),
-        _mm512_set1_epi32(0x010101));
+        _mm512_set1_epi32(0x01010101));
+    _mm512_storeu_si512(n.z3.data() + c, _mm512_slli_epi32(z, 24));
     _mm512_storeu_si512(n.col.data() + c, col);
     _mm512_storeu_si512(n.nz.data() + c, nz);
     _mm512_storeu_ps(n.mult.data() + c, ldf(r.c_multiplier, q));
@@ -102,6 +105,7 @@ std::vector<Phase> gather_phases(const Natural& n, int C, int phases) {
     int group[4];  // the 16-channel group of each lane
     for (int L = 0; L < 4; ++L) group[L] = (64 * p + 16 * L) % C / 16;
     for (int j = 0; j < 4; ++j) {
+      ph[p].z3[j] = lanes(n.z3.data(), group, j);
       ph[p].nz[j] = lanes(n.nz.data(), group, j);
       ph[p].col[j] = lanes(n.col.data(), group, j);
       ph[p].mult[j] = _mm512_castsi512_ps(lanes(n.mult.data(), group, j));
@@ -186,9 +190,13 @@ void store_block(uint8_t* out, int64_t left, __m512i b) {
     _mm512_mask_storeu_epi8(out, (1ull << left) - 1, b);
 }
 
-// The output rows of a pair (PAIR; else its first row only) from the planes: the first
-// row weighs quad bytes 0..2, the second bytes 1..3, which the quads shifted down a byte
-// (vpsrld 8) bring under the same weights.
+// The output rows of a pair (PAIR; else its first row only) from the planes. The first
+// row weighs quad bytes 0..2, the second bytes 1..3, which the quads rotated down a
+// byte (vprord 8) bring under the same weights. With B zero points z, the weights carry
+// z in their free byte, [w0, w1, w2, z], and one dot product per quad shared by both
+// rows adds -z times all four bytes: x0 (w0 - z) + x1 (w1 - z) + x2 (w2 - z) + 0 x3 for
+// the first row, and the same over bytes 1..3 for the second: three dot products per
+// quad for the two rows' weights and row sums.
 template <bool PAIR, bool ROW, bool FBIAS>
 void rows_out(const std::vector<Phase>& phases, const int8_t* columns, const uint8_t* const plane[4],
               int C, int64_t n, const Requant& rq, uint8_t* out, PlaneBuilder& next) {
@@ -198,21 +206,27 @@ void rows_out(const std::vector<Phase>& phases, const int8_t* columns, const uin
     const Phase& ph = phases[p];
     __m512i w[3][4];
     for (int j = 0; j < 4; ++j)
-      for (int kw = 0; kw < 3; ++kw) w[kw][j] = _mm512_load_si512(columns + depthwise_column_index(p, kw, j));
+      for (int kw = 0; kw < 3; ++kw) {
+        w[kw][j] = _mm512_load_si512(columns + depthwise_column_index(p, kw, j));
+        if constexpr (ROW) w[kw][j] = _mm512_or_si512(w[kw][j], ph.z3[j]);
+      }
     for (int64_t f = 64 * int64_t{p}; f < n; f += 64 * int64_t{np}) {
-      __m512i acc[4], acc2[4];
-      for (int j = 0; j < 4; ++j) acc[j] = acc2[j] = ph.col[j];
+      __m512i acc[4], acc2[4], sum[4];
+      for (int j = 0; j < 4; ++j) {
+        sum[j] = ph.col[j];
+        acc[j] = acc2[j] = _mm512_setzero_si512();
+      }
       for (int kw = 0; kw < 3; ++kw)
         for (int j = 0; j < 4; ++j) {
           const __m512i v = _mm512_loadu_si512(plane[j] + f + int64_t{kw} * C);
           acc[j] = _mm512_dpbusd_epi32(acc[j], v, w[kw][j]);
-          if constexpr (ROW) acc[j] = _mm512_dpbusd_epi32(acc[j], v, ph.nz[j]);
-          if constexpr (PAIR) {
-            const __m512i v2 = _mm512_srli_epi32(v, 8);
-            acc2[j] = _mm512_dpbusd_epi32(acc2[j], v2, w[kw][j]);
-            if constexpr (ROW) acc2[j] = _mm512_dpbusd_epi32(acc2[j], v2, ph.nz[j]);
-          }
+          if constexpr (ROW) sum[j] = _mm512_dpbusd_epi32(sum[j], v, ph.nz[j]);
+          if constexpr (PAIR) acc2[j] = _mm512_dpbusd_epi32(acc2[j], _mm512_ror_epi32(v, 8), w[kw][j]);
         }
+      for (int j = 0; j < 4; ++j) {
+        acc[j] = _mm512_add_epi32(acc[j], sum[j]);
+        acc2[j] = _mm512_add_epi32(acc2[j], sum[j]);
+      }
       store_block(out + f, n - f, requantize<FBIAS>(acc, ph, rq));
       if constexpr (PAIR) store_block(out + n + f, n - f, requantize<FBIAS>(acc2, ph, rq));
       next.step();
