@@ -33,8 +33,8 @@ namespace {
 // One phase's lane parameters (chunk j covers bytes 16 L + 4 j + d of the block); its
 // weights are the packed column weights (depthwise_layout.h).
 struct alignas(64) Phase {
-  __m512i z3[4];   // [0, 0, 0, z] per lane
-  __m512i nz[4];   // [-z, -z, -z, -z] per lane
+  __m512i w[2][3][4];  // [row of the pair][kw][j]: [w0, w1, w2, z], [z, w0, w1, w2]
+  __m512i nz[4];       // [-z, -z, -z, -z] per lane
   __m512i col[4];  // col_term
   __m512 mult[4], fbias[4];
 };
@@ -99,13 +99,20 @@ __m512i lanes(const T* v, const int group[4], int j) {
   return _mm512_inserti32x4(x, piece(3), 3);
 }
 
-std::vector<Phase> gather_phases(const Natural& n, int C, int phases) {
+// The weights of kernel column kw (depthwise_layout.h) carry z in their free byte.
+std::vector<Phase> gather_phases(const Natural& n, const int8_t* columns, int C, int phases) {
   std::vector<Phase> ph(phases);
   for (int p = 0; p < phases; ++p) {
     int group[4];  // the 16-channel group of each lane
     for (int L = 0; L < 4; ++L) group[L] = (64 * p + 16 * L) % C / 16;
     for (int j = 0; j < 4; ++j) {
-      ph[p].z3[j] = lanes(n.z3.data(), group, j);
+      const __m512i z3 = lanes(n.z3.data(), group, j);
+      for (int kw = 0; kw < 3; ++kw) {
+        const __m512i w =
+            _mm512_or_si512(_mm512_load_si512(columns + depthwise_column_index(p, kw, j)), z3);
+        ph[p].w[0][kw][j] = w;
+        ph[p].w[1][kw][j] = _mm512_rol_epi32(w, 8);
+      }
       ph[p].nz[j] = lanes(n.nz.data(), group, j);
       ph[p].col[j] = lanes(n.col.data(), group, j);
       ph[p].mult[j] = _mm512_castsi512_ps(lanes(n.mult.data(), group, j));
@@ -191,14 +198,15 @@ void store_block(uint8_t* out, int64_t left, __m512i b) {
 }
 
 // The output rows of a pair (PAIR; else its first row only) from the planes. The first
-// row weighs quad bytes 0..2, the second bytes 1..3, which the quads rotated down a
-// byte (vprord 8) bring under the same weights. With B zero points z, the weights carry
-// z in their free byte, [w0, w1, w2, z], and one dot product per quad shared by both
-// rows adds -z times all four bytes: x0 (w0 - z) + x1 (w1 - z) + x2 (w2 - z) + 0 x3 for
-// the first row, and the same over bytes 1..3 for the second: three dot products per
-// quad for the two rows' weights and row sums.
+// row weighs quad bytes 0..2 with [w0, w1, w2, z], the second bytes 1..3 with [z, w0,
+// w1, w2] (z: the B zero point, 0 when symmetric), and one dot product per quad shared
+// by both rows adds -z times all four bytes: x0 (w0 - z) + x1 (w1 - z) + x2 (w2 - z) +
+// 0 x3 for the first row, the same over bytes 1..3 for the second. Three dot products
+// per quad for both rows' weights and row sums; the first row's weights stay in
+// registers, the second's are memory operands (a load costs no vector pipe, a rotate of
+// the quads would).
 template <bool PAIR, bool ROW, bool FBIAS>
-void rows_out(const std::vector<Phase>& phases, const int8_t* columns, const uint8_t* const plane[4],
+void rows_out(const std::vector<Phase>& phases, const uint8_t* const plane[4],
               int C, int64_t n, const Requant& rq, uint8_t* out, PlaneBuilder& next) {
   const int np = static_cast<int>(phases.size());
   const int64_t blocks = (n + 63) / 64;
@@ -206,10 +214,7 @@ void rows_out(const std::vector<Phase>& phases, const int8_t* columns, const uin
     const Phase& ph = phases[p];
     __m512i w[3][4];
     for (int j = 0; j < 4; ++j)
-      for (int kw = 0; kw < 3; ++kw) {
-        w[kw][j] = _mm512_load_si512(columns + depthwise_column_index(p, kw, j));
-        if constexpr (ROW) w[kw][j] = _mm512_or_si512(w[kw][j], ph.z3[j]);
-      }
+      for (int kw = 0; kw < 3; ++kw) w[kw][j] = ph.w[0][kw][j];
     for (int64_t f = 64 * int64_t{p}; f < n; f += 64 * int64_t{np}) {
       __m512i acc[4], acc2[4], sum[4];
       for (int j = 0; j < 4; ++j) {
@@ -221,7 +226,7 @@ void rows_out(const std::vector<Phase>& phases, const int8_t* columns, const uin
           const __m512i v = _mm512_loadu_si512(plane[j] + f + int64_t{kw} * C);
           acc[j] = _mm512_dpbusd_epi32(acc[j], v, w[kw][j]);
           if constexpr (ROW) sum[j] = _mm512_dpbusd_epi32(sum[j], v, ph.nz[j]);
-          if constexpr (PAIR) acc2[j] = _mm512_dpbusd_epi32(acc2[j], _mm512_ror_epi32(v, 8), w[kw][j]);
+          if constexpr (PAIR) acc2[j] = _mm512_dpbusd_epi32(acc2[j], v, ph.w[1][kw][j]);
         }
       for (int j = 0; j < 4; ++j) {
         acc[j] = _mm512_add_epi32(acc[j], sum[j]);
@@ -241,8 +246,8 @@ void rows_run(const DepthwiseRowsArgs& a, const Natural& natural) {
   const int C = g.out_channels, H = g.in[1], OH = g.out[1];
   const int64_t n = int64_t{g.in[2]} * C;  // flat bytes of a row (OW = W)
   const int np = depthwise_column_phases(C);
-  const std::vector<Phase> phases = gather_phases(natural, C, np);
-  const int8_t* columns = a.W + PackedDepthWiseConvMatrix::packedBytes(C, 9);
+  const std::vector<Phase> phases =
+      gather_phases(natural, a.W + PackedDepthWiseConvMatrix::packedBytes(C, 9), C, np);
   // Two sets of four planes (the pair being consumed, the next being built), each plane
   // with C bytes of padding quads before the row and C + 64 after (the padding column,
   // and the last block's loads).
@@ -286,8 +291,8 @@ void rows_run(const DepthwiseRowsArgs& a, const Natural& natural) {
     const bool next_pair = next < a.row_end && pair_at(next, rows);
     if (next < a.row_end) builder.start(rows, n, plane[k ^ 1]);
     uint8_t* out = a.C + row * n;
-    if (pair) rows_out<true, ROW, FBIAS>(phases, columns, read[k], C, n, rq, out, builder);
-    else rows_out<false, ROW, FBIAS>(phases, columns, read[k], C, n, rq, out, builder);
+    if (pair) rows_out<true, ROW, FBIAS>(phases, read[k], C, n, rq, out, builder);
+    else rows_out<false, ROW, FBIAS>(phases, read[k], C, n, rq, out, builder);
     builder.finish();
     row = next;
     pair = next_pair;
