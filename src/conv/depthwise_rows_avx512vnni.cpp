@@ -87,36 +87,59 @@ Natural natural_params(const detail::DirectRequant& r, int C) {
   return n;
 }
 
-// Lane (L, d) of chunk j gets v[16 group[L] + 4 j + d].
+// Chunk j's lane (L, d) gets v[16 group[L] + 4 j + d], for j = 0..3: four 16-byte
+// pieces per chunk, or when the groups are consecutive (C a multiple of 64) a transpose
+// of the 128-bit lanes of four vectors.
 template <class T>
-__m512i lanes(const T* v, const int group[4], int j) {
-  const auto piece = [&](int L) {
-    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(v + 16 * group[L] + 4 * j));
-  };
-  __m512i x = _mm512_castsi128_si512(piece(0));
-  x = _mm512_inserti32x4(x, piece(1), 1);
-  x = _mm512_inserti32x4(x, piece(2), 2);
-  return _mm512_inserti32x4(x, piece(3), 3);
+void lanes(const T* v, const int group[4], __m512i out[4]) {
+  const auto at = [&](int L) { return reinterpret_cast<const int32_t*>(v + 16 * group[L]); };
+  if (group[1] == group[0] + 1 && group[2] == group[0] + 2 && group[3] == group[0] + 3) {
+    __m512i x[4];
+    for (int L = 0; L < 4; ++L) x[L] = _mm512_loadu_si512(at(L));
+    const __m512i lo01 = _mm512_shuffle_i32x4(x[0], x[1], 0x44), lo23 = _mm512_shuffle_i32x4(x[2], x[3], 0x44);
+    const __m512i hi01 = _mm512_shuffle_i32x4(x[0], x[1], 0xee), hi23 = _mm512_shuffle_i32x4(x[2], x[3], 0xee);
+    out[0] = _mm512_shuffle_i32x4(lo01, lo23, 0x88);
+    out[1] = _mm512_shuffle_i32x4(lo01, lo23, 0xdd);
+    out[2] = _mm512_shuffle_i32x4(hi01, hi23, 0x88);
+    out[3] = _mm512_shuffle_i32x4(hi01, hi23, 0xdd);
+    return;
+  }
+  for (int j = 0; j < 4; ++j) {
+    const auto piece = [&](int L) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(at(L) + 4 * j)); };
+    __m512i x = _mm512_castsi128_si512(piece(0));
+    x = _mm512_inserti32x4(x, piece(1), 1);
+    x = _mm512_inserti32x4(x, piece(2), 2);
+    out[j] = _mm512_inserti32x4(x, piece(3), 3);
+  }
 }
 
 // The weights of kernel column kw (depthwise_layout.h) carry z in their free byte.
+template <bool ROW, bool FBIAS>
 std::vector<Phase> gather_phases(const Natural& n, const int8_t* columns, int C, int phases) {
   std::vector<Phase> ph(phases);
   for (int p = 0; p < phases; ++p) {
     int group[4];  // the 16-channel group of each lane
     for (int L = 0; L < 4; ++L) group[L] = (64 * p + 16 * L) % C / 16;
+    __m512i z3[4] = {}, mult[4];
+    if constexpr (ROW) {
+      lanes(n.z3.data(), group, z3);
+      lanes(n.nz.data(), group, ph[p].nz);
+    }
+    lanes(n.col.data(), group, ph[p].col);
+    lanes(n.mult.data(), group, mult);
+    if constexpr (FBIAS) {
+      __m512i fbias[4];
+      lanes(n.fbias.data(), group, fbias);
+      for (int j = 0; j < 4; ++j) ph[p].fbias[j] = _mm512_castsi512_ps(fbias[j]);
+    }
     for (int j = 0; j < 4; ++j) {
-      const __m512i z3 = lanes(n.z3.data(), group, j);
+      ph[p].mult[j] = _mm512_castsi512_ps(mult[j]);
       for (int kw = 0; kw < 3; ++kw) {
         const __m512i w =
-            _mm512_or_si512(_mm512_load_si512(columns + depthwise_column_index(p, kw, j)), z3);
+            _mm512_or_si512(_mm512_load_si512(columns + depthwise_column_index(p, kw, j)), z3[j]);
         ph[p].w[0][kw][j] = w;
         ph[p].w[1][kw][j] = _mm512_rol_epi32(w, 8);
       }
-      ph[p].nz[j] = lanes(n.nz.data(), group, j);
-      ph[p].col[j] = lanes(n.col.data(), group, j);
-      ph[p].mult[j] = _mm512_castsi512_ps(lanes(n.mult.data(), group, j));
-      ph[p].fbias[j] = _mm512_castsi512_ps(lanes(n.fbias.data(), group, j));
     }
   }
   return ph;
@@ -247,7 +270,7 @@ void rows_run(const DepthwiseRowsArgs& a, const Natural& natural) {
   const int64_t n = int64_t{g.in[2]} * C;  // flat bytes of a row (OW = W)
   const int np = depthwise_column_phases(C);
   const std::vector<Phase> phases =
-      gather_phases(natural, a.W + PackedDepthWiseConvMatrix::packedBytes(C, 9), C, np);
+      gather_phases<ROW, FBIAS>(natural, a.W + PackedDepthWiseConvMatrix::packedBytes(C, 9), C, np);
   // Two sets of four planes (the pair being consumed, the next being built), each plane
   // with C bytes of padding quads before the row and C + 64 after (the padding column,
   // and the last block's loads).
