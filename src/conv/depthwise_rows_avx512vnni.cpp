@@ -2,20 +2,21 @@
 //
 // An output row is a flat run of OW x C bytes, and so is each input row: with stride 1,
 // output byte f of tap (kh, kw) reads input row oh - 1 + kh at flat byte f + (kw - 1) C.
-// Per pair of output rows (oh, oh + 1) the kernel first builds "column quads": for
-// every input byte f, the four bytes of input rows oh - 1 .. oh + 2 at f, interleaved by
-// in-lane unpacks into four planes (plane j, 16-byte unit u: bytes 16 u + 4 j .. + 3).
-// One vpdpbusd of a plane vector with weights [w(0,kw), w(1,kw), w(2,kw), 0] per lane
-// then adds a whole kernel column for row oh, and with the weights shifted one byte up,
-// [0, w(0,kw), w(1,kw), w(2,kw)], for row oh + 1. Each input byte is shuffled once per
-// two output rows, not once per tap use; C is a multiple of 16, so the tap offsets
-// (kw - 1) C are whole units and a plane vector is one unaligned load.
+// Per pair of output rows (oh, oh + 1) the kernel builds "column quads": for every input
+// byte f, the bytes of input rows oh - 1 .. oh + 2 at f, interleaved by in-lane unpacks
+// into four planes (plane j, 16-byte unit u: the quads of bytes 16 u + 4 j .. + 3). One
+// vpdpbusd of a plane vector with [w(0,kw), w(1,kw), w(2,kw), .] per lane adds a whole
+// kernel column to row oh, and with [., w(0,kw), w(1,kw), w(2,kw)] to row oh + 1. Each
+// input byte is shuffled once per two output rows, not once per tap use; C is a
+// multiple of 16, so the tap offsets (kw - 1) C are whole units and a plane vector is
+// one unaligned load. The planes of the next pair are built while the current pair's
+// dot products run (two plane sets).
 //
 // The lanes of output block f (64 flat bytes) hold channels (f + i) mod C, which repeat
 // with a period of lcm(C, 64) bytes: the kernel gathers, once per call, the weights and
 // requantization parameters of each "phase" (64-byte block of that period) and runs the
-// blocks of a row phase by phase, with the phase's weights in registers. A nonzero B
-// zero point z adds a second dot product with [-z, -z, -z, 0] (z in [-127, 127]).
+// blocks of a row phase by phase, with the phase's weights in registers. B zero points
+// z go into the weights' free byte and one shared dot product (rows_out).
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -30,12 +31,11 @@
 namespace quire::conv {
 namespace {
 
-// One phase's lane parameters (chunk j covers bytes 16 L + 4 j + d of the block); its
-// weights are the packed column weights (depthwise_layout.h).
+// One phase's lane parameters (chunk j covers bytes 16 L + 4 j + d of the block).
 struct alignas(64) Phase {
   __m512i w[2][3][4];  // [row of the pair][kw][j]: [w0, w1, w2, z], [z, w0, w1, w2]
-  __m512i nz[4];       // [-z, -z, -z, -z] per lane
-  __m512i col[4];  // col_term
+  __m512i nz[4];       // [-z, -z, -z, -z]
+  __m512i col[4];      // col_term
   __m512 mult[4], fbias[4];
 };
 
