@@ -239,21 +239,19 @@ void rows_out(const std::vector<Phase>& phases, const uint8_t* const plane[4],
     for (int j = 0; j < 4; ++j)
       for (int kw = 0; kw < 3; ++kw) w[kw][j] = ph.w[0][kw][j];
     for (int64_t f = 64 * int64_t{p}; f < n; f += 64 * int64_t{np}) {
-      __m512i acc[4], acc2[4], sum[4];
+      __m512i acc[4], acc2[4];
       for (int j = 0; j < 4; ++j) {
-        sum[j] = ph.col[j];
-        acc[j] = acc2[j] = _mm512_setzero_si512();
-      }
-      for (int kw = 0; kw < 3; ++kw)
-        for (int j = 0; j < 4; ++j) {
-          const __m512i v = _mm512_loadu_si512(plane[j] + f + int64_t{kw} * C);
-          acc[j] = _mm512_dpbusd_epi32(acc[j], v, w[kw][j]);
-          if constexpr (ROW) sum[j] = _mm512_dpbusd_epi32(sum[j], v, ph.nz[j]);
-          if constexpr (PAIR) acc2[j] = _mm512_dpbusd_epi32(acc2[j], v, ph.w[1][kw][j]);
+        // The shared zero-point term first, so that both rows start from it (no adds).
+        __m512i v[3], sum = ph.col[j];
+        for (int kw = 0; kw < 3; ++kw) {
+          v[kw] = _mm512_loadu_si512(plane[j] + f + int64_t{kw} * C);
+          if constexpr (ROW) sum = _mm512_dpbusd_epi32(sum, v[kw], ph.nz[j]);
         }
-      for (int j = 0; j < 4; ++j) {
-        acc[j] = _mm512_add_epi32(acc[j], sum[j]);
-        acc2[j] = _mm512_add_epi32(acc2[j], sum[j]);
+        acc[j] = acc2[j] = sum;
+        for (int kw = 0; kw < 3; ++kw) {
+          acc[j] = _mm512_dpbusd_epi32(acc[j], v[kw], w[kw][j]);
+          if constexpr (PAIR) acc2[j] = _mm512_dpbusd_epi32(acc2[j], v[kw], ph.w[1][kw][j]);
+        }
       }
       store_block(out + f, n - f, requantize<FBIAS>(acc, ph, rq));
       if constexpr (PAIR) store_block(out + n + f, n - f, requantize<FBIAS>(acc2, ph, rq));
