@@ -1,5 +1,7 @@
-// The depthwise entry point: checks, per-channel requantization in the kernels' lane
-// order, the zero-point row, this thread's pixels, and the active path's kernel.
+// The depthwise entry point: checks, then the row kernel for the layers it takes
+// (depthwise_rows.h, this thread's output rows), else per-channel requantization in the
+// pixel kernels' lane order, the zero-point row, this thread's pixels, and the active
+// path's pixel kernel.
 #include <algorithm>
 #include <vector>
 
@@ -24,7 +26,8 @@ void depthwise_conv(const ConvGeometry& g, const uint8_t* A, const int8_t* packe
   check_arg(g.kernel_prod() <= 1024, where, "kernel size", g.kernel_prod(), "must be <= 1024");
   const int channels = g.out_channels;
   const IsaRecord& active = active_isa();
-  if (&conv::conv_kernels_for(active) == &conv::kConvAvx512Vnni && conv::depthwise_rows_fit(g, r)) {
+  if (&conv::conv_kernels_for(active) == &conv::kConvAvx512Vnni &&
+      conv::depthwise_rows_fit(g, r)) {
     conv::DepthwiseRowsArgs rows{&g, A, packed, C, &r, 0, 0};
     fbgemmPartition1D(thread_id, num_threads, int64_t{g.batch} * g.out[0] * g.out[1],
                       rows.row_begin, rows.row_end);
@@ -93,9 +96,9 @@ bool depthwise_rows_fit(const detail::ConvGeometry& g, const detail::DirectRequa
   for (int d = 1; d < 3; ++d)
     fit = fit && g.kernel[d] == 3 && g.stride[d] == 1 && g.dilation[d] == 1 &&
           g.pad_begin[d] == 1 && g.out[d] == g.in[d];
-  // -z must fit a byte of the second dot product's weights.
   if (!fit) return false;
-  // A reduction without early exit: vectorized, a large layer's zero points cost little.
+  // z and -z must both fit a byte of the dot products' weights. A reduction without early
+  // exit: vectorized, a large layer's zero points cost little.
   const int zero_points = r.channels_per_q == 1 ? C : 1;
   int32_t lo = 0, hi = 0;
   for (int c = 0; c < zero_points; ++c) {

@@ -29,7 +29,9 @@ inline bool depthwise_has_columns(int oc, int kernel_prod) {
   return kernel_prod == 9 && oc % 16 == 0;
 }
 inline int depthwise_column_phases(int oc) { return oc / std::gcd(oc, 64); }
-inline int64_t depthwise_column_index(int p, int kw, int j) { return (int64_t{p} * 3 + kw) * 256 + j * 64; }
+inline int64_t depthwise_column_index(int p, int kw, int j) {
+  return (int64_t{p} * 3 + kw) * 256 + j * 64;
+}
 
 }  // namespace
 }  // namespace quire::conv

@@ -47,7 +47,8 @@ PackedDepthWiseConvMatrix::PackedDepthWiseConvMatrix(int OC, int kernel_prod, co
         for (int i = 0; i < 16; ++i) {  // lane L = i / 4, dword d = i % 4
           const int c = (64 * p + 16 * (i / 4) + 4 * j + i % 4) % OC;
           for (int r = 0; r < 3; ++r)
-            col[conv::depthwise_column_index(p, kw, j) + 4 * i + r] = smat[int64_t{c} * 9 + 3 * r + kw];
+            col[conv::depthwise_column_index(p, kw, j) + 4 * i + r] =
+                smat[int64_t{c} * 9 + 3 * r + kw];
         }
 }
 

@@ -78,9 +78,10 @@ Natural natural_params(const detail::DirectRequant& r, int C) {
     _mm512_storeu_si512(n.col.data() + c, col);
     _mm512_storeu_si512(n.nz.data() + c, nz);
     _mm512_storeu_ps(n.mult.data() + c, ldf(r.c_multiplier, q));
-    const __m512 fbias = r.bias_kind == detail::BiasKind::float32
-                             ? _mm512_div_ps(_mm512_loadu_ps(r.bias_f32 + c), ldf(r.act_times_w_scale, q))
-                             : _mm512_setzero_ps();
+    const __m512 fbias =
+        r.bias_kind == detail::BiasKind::float32
+            ? _mm512_div_ps(_mm512_loadu_ps(r.bias_f32 + c), ldf(r.act_times_w_scale, q))
+            : _mm512_setzero_ps();
     _mm512_storeu_ps(n.fbias.data() + c, fbias);
   }
   n.any_zp = _mm512_test_epi32_mask(any, any) != 0;
@@ -96,8 +97,10 @@ void lanes(const T* v, const int group[4], __m512i out[4]) {
   if (group[1] == group[0] + 1 && group[2] == group[0] + 2 && group[3] == group[0] + 3) {
     __m512i x[4];
     for (int L = 0; L < 4; ++L) x[L] = _mm512_loadu_si512(at(L));
-    const __m512i lo01 = _mm512_shuffle_i32x4(x[0], x[1], 0x44), lo23 = _mm512_shuffle_i32x4(x[2], x[3], 0x44);
-    const __m512i hi01 = _mm512_shuffle_i32x4(x[0], x[1], 0xee), hi23 = _mm512_shuffle_i32x4(x[2], x[3], 0xee);
+    const __m512i lo01 = _mm512_shuffle_i32x4(x[0], x[1], 0x44);
+    const __m512i lo23 = _mm512_shuffle_i32x4(x[2], x[3], 0x44);
+    const __m512i hi01 = _mm512_shuffle_i32x4(x[0], x[1], 0xee);
+    const __m512i hi23 = _mm512_shuffle_i32x4(x[2], x[3], 0xee);
     out[0] = _mm512_shuffle_i32x4(lo01, lo23, 0x88);
     out[1] = _mm512_shuffle_i32x4(lo01, lo23, 0xdd);
     out[2] = _mm512_shuffle_i32x4(hi01, hi23, 0x88);
@@ -105,7 +108,9 @@ void lanes(const T* v, const int group[4], __m512i out[4]) {
     return;
   }
   for (int j = 0; j < 4; ++j) {
-    const auto piece = [&](int L) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(at(L) + 4 * j)); };
+    const auto piece = [&](int L) {
+      return _mm_loadu_si128(reinterpret_cast<const __m128i*>(at(L) + 4 * j));
+    };
     __m512i x = _mm512_castsi128_si512(piece(0));
     x = _mm512_inserti32x4(x, piece(1), 1);
     x = _mm512_inserti32x4(x, piece(2), 2);
@@ -151,7 +156,8 @@ std::vector<Phase> gather_phases(const Natural& n, const int8_t* columns, int C,
 // loop's dot products.
 class PlaneBuilder {
  public:
-  explicit PlaneBuilder(int32_t zero_point) : zp_(_mm512_set1_epi8(static_cast<char>(zero_point))) {}
+  explicit PlaneBuilder(int32_t zero_point)
+      : zp_(_mm512_set1_epi8(static_cast<char>(zero_point))) {}
 
   void start(const uint8_t* const rows[4], int64_t n, uint8_t* const plane[4]) {
     for (int s = 0; s < 4; ++s) {
