@@ -232,8 +232,8 @@ void store_block(uint8_t* out, int64_t left, __m512i b) {
 // by both rows adds -z times all four bytes: x0 (w0 - z) + x1 (w1 - z) + x2 (w2 - z) +
 // 0 x3 for the first row, the same over bytes 1..3 for the second. Three dot products
 // per quad for both rows' weights and row sums; the first row's weights stay in
-// registers, the second's are memory operands (a load costs no vector pipe, a rotate of
-// the quads would).
+// registers, the second's are memory operands (a load rather than a rotate of each quad,
+// which would take a vector pipe).
 template <bool PAIR, bool ROW, bool FBIAS>
 void rows_out(const std::vector<Phase>& phases, const uint8_t* const plane[4],
               int C, int64_t n, const Requant& rq, uint8_t* out, PlaneBuilder& next) {
@@ -273,13 +273,15 @@ void rows_run(const DepthwiseRowsArgs& a, const Natural& natural) {
   const int C = g.out_channels, H = g.in[1], OH = g.out[1];
   const int64_t n = int64_t{g.in[2]} * C;  // flat bytes of a row (OW = W)
   const int np = depthwise_column_phases(C);
-  const std::vector<Phase> phases =
-      gather_phases<ROW, FBIAS>(natural, a.W + PackedDepthWiseConvMatrix::packedBytes(C, 9), C, np);
+  const int8_t* columns = a.W + PackedDepthWiseConvMatrix::packedBytes(C, 9);
+  const std::vector<Phase> phases = gather_phases<ROW, FBIAS>(natural, columns, C, np);
   // Two sets of four planes (the pair being consumed, the next being built), each plane
   // with C bytes of padding quads before the row and C + 64 after (the padding column,
   // and the last block's loads).
   const int64_t stride = (n + 2 * C + 64 + 63) / 64 * 64;
-  uint8_t* buf = static_cast<uint8_t*>(fbgemmAlignedAlloc(64, static_cast<size_t>(8 * stride)));
+  const aligned_unique_ptr<uint8_t> owned(
+      static_cast<uint8_t*>(fbgemmAlignedAlloc(64, static_cast<size_t>(8 * stride), true)));
+  uint8_t* buf = owned.get();
   uint8_t* plane[2][4];
   const uint8_t* read[2][4];  // plane byte f + kw C: input f + (kw - 1) C
   for (int k = 0; k < 2; ++k)
@@ -324,7 +326,6 @@ void rows_run(const DepthwiseRowsArgs& a, const Natural& natural) {
     row = next;
     pair = next_pair;
   }
-  fbgemmAlignedFree(buf);
 }
 
 }  // namespace
