@@ -1,9 +1,13 @@
-// The depthwise entry point: checks, per-channel requantization in the kernels' lane
-// order, the zero-point row, this thread's pixels, and the active path's kernel.
+// The depthwise entry point: checks, then the row kernel for the layers it takes
+// (depthwise_rows.h, this thread's output rows), else per-channel requantization in the
+// pixel kernels' lane order, the zero-point row, this thread's pixels, and the active
+// path's pixel kernel.
+#include <algorithm>
 #include <vector>
 
 #include "conv/conv_kernels.h"
 #include "conv/depthwise_layout.h"
+#include "conv/depthwise_rows.h"
 #include "conv/direct_params.h"
 #include "quire/Utils.h"
 #include "quire/detail/Check.h"
@@ -21,6 +25,15 @@ void depthwise_conv(const ConvGeometry& g, const uint8_t* A, const int8_t* packe
             g.out_channels, "must be IC or 2 x IC (channel multiplier 1 or 2)");
   check_arg(g.kernel_prod() <= 1024, where, "kernel size", g.kernel_prod(), "must be <= 1024");
   const int channels = g.out_channels;
+  const IsaRecord& active = active_isa();
+  if (&conv::conv_kernels_for(active) == &conv::kConvAvx512Vnni &&
+      conv::depthwise_rows_fit(g, r)) {
+    conv::DepthwiseRowsArgs rows{&g, A, packed, C, &r, 0, 0};
+    fbgemmPartition1D(thread_id, num_threads, int64_t{g.batch} * g.out[0] * g.out[1],
+                      rows.row_begin, rows.row_end);
+    if (rows.row_begin < rows.row_end) conv::depthwise_rows_avx512vnni(rows);
+    return;
+  }
   const conv::ChannelParams natural(r, channels);
   const int padded = static_cast<int>(natural.mult.size());
   std::vector<int32_t> col_term(padded), b_zp(padded);
@@ -65,8 +78,34 @@ void depthwise_conv(const ConvGeometry& g, const uint8_t* A, const int8_t* packe
   bool b_zp_fits_int8 = true;
   for (int c = 0; c < channels && natural.requant.b_zp != nullptr; ++c)
     b_zp_fits_int8 = b_zp_fits_int8 && natural.b_zp[c] >= -128 && natural.b_zp[c] <= 127;
-  const IsaRecord& isa = b_zp_fits_int8 ? active_isa() : isa_record(Isa::portable);
+  const IsaRecord& isa = b_zp_fits_int8 ? active : isa_record(Isa::portable);
   if (args.pixel_begin < args.pixel_end) conv::conv_kernels_for(isa).depthwise(args);
 }
 
 }  // namespace quire::detail
+
+namespace quire::conv {
+
+bool depthwise_rows_fit(const detail::ConvGeometry& g, const detail::DirectRequant& r) {
+  const int C = g.out_channels;
+  // Frames of a 3D layer whose kernel is 1 deep are just more images. One quantization
+  // group per channel or one in all.
+  bool fit = C == g.in_channels && depthwise_has_columns(C, g.kernel_prod()) &&
+             g.kernel[0] == 1 && g.stride[0] == 1 && g.pad_begin[0] == 0 &&
+             g.out[0] == g.in[0] && (r.channels_per_q == 1 || r.channels_per_q >= C);
+  for (int d = 1; d < 3; ++d)
+    fit = fit && g.kernel[d] == 3 && g.stride[d] == 1 && g.dilation[d] == 1 &&
+          g.pad_begin[d] == 1 && g.out[d] == g.in[d];
+  if (!fit) return false;
+  // z and -z must both fit a byte of the dot products' weights. A reduction without early
+  // exit: vectorized, a large layer's zero points cost little.
+  const int zero_points = r.channels_per_q == 1 ? C : 1;
+  int32_t lo = 0, hi = 0;
+  for (int c = 0; c < zero_points; ++c) {
+    lo = std::min(lo, r.b_zero_point[c]);
+    hi = std::max(hi, r.b_zero_point[c]);
+  }
+  return lo >= -127 && hi <= 127;
+}
+
+}  // namespace quire::conv

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <numeric>
 
 namespace quire::conv {
 namespace {
@@ -17,6 +18,19 @@ inline int depthwise_lane_index(int c) {
 inline int64_t depthwise_packed_index(int c, int t, int quads) {
   return (((int64_t{c / 64} * quads + t / 4) * 4 + (c % 16) / 4) * 64) + 16 * ((c % 64) / 16) +
          4 * (c % 4) + t % 4;
+}
+
+// 3x3 weights with OC a multiple of 16 also carry, after the quads, the row kernel's
+// column weights (depthwise_rows_avx512vnni.cpp): output lanes hold channels (f + i) mod
+// OC, which repeat every lcm(OC, 64) bytes, that is every `phases` blocks of 64. Phase p,
+// kernel column kw, chunk j, lane L, dword d, byte r holds tap 3 r + kw of channel
+// (64 p + 16 L + 4 j + d) mod OC for r < 3, and 0 for r = 3.
+inline bool depthwise_has_columns(int oc, int kernel_prod) {
+  return kernel_prod == 9 && oc % 16 == 0;
+}
+inline int depthwise_column_phases(int oc) { return oc / std::gcd(oc, 64); }
+inline int64_t depthwise_column_index(int p, int kw, int j) {
+  return (int64_t{p} * 3 + kw) * 256 + j * 64;
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 // accumulator j: the kernels build their activation vectors with in-lane byte and word
 // unpacks of four taps, which leave channel 16 L + 4 j + d in lane (L, d) of vector j,
 // and a ymm kernel reads the lower or upper 32 bytes of a chunk (lanes 0-1 or 2-3).
+// 3x3 weights of a multiple of 16 channels carry a second copy after the quads, in the
+// row kernel's column layout (depthwise_layout.h); packedBytes counts the quads only.
 #include <cstring>
 
 #include "conv/depthwise_layout.h"
@@ -31,10 +33,23 @@ PackedDepthWiseConvMatrix::PackedDepthWiseConvMatrix(int OC, int kernel_prod, co
   detail::check_not_null(smat, kWhere, "smat");
   const int64_t bytes = packedBytes(OC, kernel_prod);
   detail::check_arg(bytes <= INT32_MAX, kWhere, "OC", OC, "makes the packed weights overflow int32");
-  pmat_ = static_cast<int8_t*>(fbgemmAlignedAlloc(64, static_cast<size_t>(bytes), true));
-  std::memset(pmat_, 0, static_cast<size_t>(bytes));
+  const bool columns = conv::depthwise_has_columns(OC, kernel_prod);
+  const int phases = columns ? conv::depthwise_column_phases(OC) : 0;
+  const int64_t total = bytes + conv::depthwise_column_index(phases, 0, 0);
+  pmat_ = static_cast<int8_t*>(fbgemmAlignedAlloc(64, static_cast<size_t>(total), true));
+  std::memset(pmat_, 0, static_cast<size_t>(total));
   for (int r = 0; r < OC; ++r)
     for (int c = 0; c < kernel_prod; ++c) pmat_[addr(r, c)] = smat[int64_t{r} * kernel_prod + c];
+  int8_t* col = pmat_ + bytes;
+  for (int p = 0; p < phases; ++p)
+    for (int kw = 0; kw < 3; ++kw)
+      for (int j = 0; j < 4; ++j)
+        for (int i = 0; i < 16; ++i) {  // lane L = i / 4, dword d = i % 4
+          const int c = (64 * p + 16 * (i / 4) + 4 * j + i % 4) % OC;
+          for (int r = 0; r < 3; ++r)
+            col[conv::depthwise_column_index(p, kw, j) + 4 * i + r] =
+                smat[int64_t{c} * 9 + 3 * r + kw];
+        }
 }
 
 PackedDepthWiseConvMatrix::~PackedDepthWiseConvMatrix() { fbgemmAlignedFree(pmat_); }

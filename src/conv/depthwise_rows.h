@@ -1,0 +1,30 @@
+// The row kernel of the common depthwise layer (docs/convolution.md, "Depthwise"): 3x3,
+// stride 1, pad 1, dilation 1, 2D, channel multiplier 1, IC a multiple of 16, B zero
+// points in [-127, 127]. It walks output rows, not pixels, and needs AVX512-VNNI; the
+// other shapes and paths run the pixel kernel (depthwise_kernel.h).
+#pragma once
+
+#include <cstdint>
+
+#include "conv/conv_kernels.h"
+#include "quire/detail/ConvDirect.h"
+
+namespace quire::conv {
+
+// One thread's share: output rows [row_begin, row_end) of the batch (row-major over
+// MB x OH). W is PackedDepthWiseConvMatrix's layout, with its column weights.
+struct DepthwiseRowsArgs {
+  const detail::ConvGeometry* g;
+  const uint8_t* A;
+  const int8_t* W;
+  uint8_t* C;
+  const detail::DirectRequant* r;
+  int64_t row_begin, row_end;
+};
+
+// Whether the row kernel takes this layer.
+bool depthwise_rows_fit(const detail::ConvGeometry& g, const detail::DirectRequant& r);
+
+void depthwise_rows_avx512vnni(const DepthwiseRowsArgs& a);
+
+}  // namespace quire::conv
