@@ -17,6 +17,12 @@ struct DotVnni {
         : "+v"(acc)
         : "v"(u8), "m"(*reinterpret_cast<const int32_t*>(s8x4)));
   }
+  // The same with A's groups already broadcast (rows <= 2, where registers are free).
+  static void dot_reg(__m512i& acc0, __m512i& acc1, __m512i lo, __m512i hi, __m512i a_lo,
+                      __m512i a_hi) {
+    asm("vpdpbusd %2, %1, %0" : "+v"(acc0) : "v"(lo), "v"(a_lo));
+    asm("vpdpbusd %2, %1, %0" : "+v"(acc1) : "v"(hi), "v"(a_hi));
+  }
   static void step(__m512i& acc0, __m512i& acc1, __m512i lo, __m512i hi, const int8_t* a) {
     dot(acc0, lo, a);
     dot(acc1, hi, a + 4);

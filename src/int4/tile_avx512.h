@@ -38,6 +38,31 @@ inline __m512 load_scales(const void* base, int64_t i) {
 // kFoldBlocks blocks, before it could overflow (16 * 15 * 128 * 4 * 4096 < 2^31).
 inline constexpr int kFoldBlocks = 4096;
 
+// One 256-byte block of the dual-chain form (rows <= 2): every chunk is loaded once (the
+// empty asm keeps GCC from folding the load into both ANDs, which costs a second 64-byte
+// load per chunk) and each row's two 4-byte groups of A are broadcast into registers
+// once for the four chunks.
+template <class Dot, int MR>
+inline void dual_block(__m512i (&s0)[MR][4], __m512i (&s1)[MR][4], const uint8_t* w,
+                       const int8_t* a, int64_t lda, __m512i nibble, __m512i high) {
+  __m512i blo[MR], bhi[MR];
+  for (int r = 0; r < MR; ++r) {
+    int32_t lo4, hi4;
+    __builtin_memcpy(&lo4, a + r * lda, 4);
+    __builtin_memcpy(&hi4, a + r * lda + 4, 4);
+    blo[r] = _mm512_set1_epi32(lo4);
+    bhi[r] = _mm512_set1_epi32(hi4);
+  }
+#pragma GCC unroll 4
+  for (int v = 0; v < 4; ++v) {
+    __m512i x = _mm512_loadu_si512(w + 64 * v);
+    asm("" : "+v"(x));
+    const __m512i lo = _mm512_and_si512(x, nibble);
+    const __m512i hi = _mm512_and_si512(x, high);
+    for (int r = 0; r < MR; ++r) Dot::dot_reg(s0[r][v], s1[r][v], lo, hi, blo[r], bhi[r]);
+  }
+}
+
 template <class Dot, int MR, Int4ScaleType ST, bool kMin>
 void kernel(const Int4KernelArgs& p) {
   constexpr bool kDual = Dot::kDualAtSmallRows && MR <= 2;
@@ -61,15 +86,17 @@ void kernel(const Int4KernelArgs& p) {
           for (int l = 0; l < 4; ++l)
             _mm_prefetch(reinterpret_cast<const char*>(w + p.prefetch + 64 * l), _MM_HINT_T0);
         }
+        if constexpr (kDual) {
+          dual_block<Dot, MR>(s0, s1, w, a, p.lda, nibble, high);
+        } else {
 #pragma GCC unroll 4
-        for (int v = 0; v < 4; ++v) {
-          const __m512i x = _mm512_loadu_si512(w + 64 * v);
-          const __m512i lo = _mm512_and_si512(x, nibble);
-          const __m512i hi = kDual ? _mm512_and_si512(x, high)
-                                   : _mm512_and_si512(_mm512_srli_epi16(x, 4), nibble);
+          for (int v = 0; v < 4; ++v) {
+            const __m512i x = _mm512_loadu_si512(w + 64 * v);
+            const __m512i lo = _mm512_and_si512(x, nibble);
+            const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(x, 4), nibble);
 #pragma GCC unroll 6
-          for (int r = 0; r < MR; ++r)
-            Dot::step(s0[r][v], kDual ? s1[r][v] : s0[r][v], lo, hi, a + r * p.lda);
+            for (int r = 0; r < MR; ++r) Dot::step(s0[r][v], s0[r][v], lo, hi, a + r * p.lda);
+          }
         }
       }
       if constexpr (kDual) {
