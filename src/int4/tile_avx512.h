@@ -8,6 +8,12 @@
 // nothing, its 4-byte groups are broadcast from memory inside vpdpbusd: 6 x 4 + 3 = 27
 // of 32 registers). The float accumulators live in a 64-byte aligned stack tile: they
 // are touched once per group.
+//
+// No software prefetch (Int4Kernels::decode_prefetch is 0 on both paths): at M = 1 the
+// four prefetches per 256-byte block cost more than they bring. Zen 4, 4096 x 4096,
+// avx512_vnni: 88-91 GB/s from L3 without, 66-68 with prefetches 16 KiB ahead; from
+// memory (caches flushed) 19-24 GB/s without against 15-17 with, the hardware
+// prefetcher alone keeping up once the codes are in 2 MiB pages (packed_weights.cpp).
 #pragma once
 
 #include "common/intrinsics.h"
@@ -82,10 +88,6 @@ void kernel(const Int4KernelArgs& p) {
     for (int t0 = 0; t0 < k8; t0 += kFoldBlocks) {
       const int t1 = k8 - t0 < kFoldBlocks ? k8 : t0 + kFoldBlocks;
       for (int t = t0; t < t1; ++t, w += Int4Layout::kBlockBytes, a += 8) {
-        if (p.prefetch != 0) {
-          for (int l = 0; l < 4; ++l)
-            _mm_prefetch(reinterpret_cast<const char*>(w + p.prefetch + 64 * l), _MM_HINT_T0);
-        }
         if constexpr (kDual) {
           dual_block<Dot, MR>(s0, s1, w, a, p.lda, nibble, high);
         } else {
