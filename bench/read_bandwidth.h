@@ -14,7 +14,8 @@ struct CacheSizes {
 CacheSizes cache_sizes();
 
 // Bytes read per second (GB/s) when `threads` threads each read their own `bytes /
-// threads` part of a buffer over and over with 32-byte loads (AVX2 when the CPU has it),
+// threads` part of a buffer (in 2 MiB pages where the OS grants them, as the int4
+// weights are) over and over with 32-byte loads (AVX2 when the CPU has it),
 // with and without software prefetch: the best of 8 runs of ~20 ms each, after a
 // warm-up pass that puts the data where it will stay (L2, L3) or shows it cannot (more
 // than the L3: memory). Best, not median: on a shared machine others only slow a run.
