@@ -37,36 +37,47 @@ inline __m512 load_scales(const void* base, int64_t i) {
   }
 }
 
-// With two accumulators (rows <= 2, VNNI), the high nibbles are used in place, x & 0xF0
-// = 16 * code: two unpacking instructions per 64 bytes instead of three, at decode where
-// there are only 2 dot products per 64 bytes and row. The second accumulator then holds
-// 16 * P_high, folded into the first as s1 >> 4 (exact: a multiple of 16) every
-// kFoldBlocks blocks, before it could overflow (16 * 15 * 128 * 4 * 4096 < 2^31).
+// With two chains (rows <= 2, VNNI), the high nibbles are used in place, x & 0xF0 = 16 *
+// code: two unpacking instructions per 64 bytes instead of three, at decode where there
+// are only 2 dot products per 64 bytes and row. The second chain then holds 16 * P_high,
+// folded into the first as s1 >> 4 (exact: a multiple of 16) every kFoldBlocks blocks,
+// before it could overflow (16 * 15 * 128 * 4 * 4096 < 2^31).
 inline constexpr int kFoldBlocks = 4096;
 
-// One 256-byte block of the dual-chain form (rows <= 2): every chunk is loaded once (the
-// empty asm keeps GCC from folding the load into both ANDs, which costs a second 64-byte
-// load per chunk) and each row's two 4-byte groups of A are broadcast into registers
-// once for the four chunks.
+// n >= 1 blocks of the two-chain form, folded into s: one row through Dot::row_pass (its
+// own loop in assembly), two rows block by block here, each chunk loaded once (the empty
+// asm keeps GCC from folding the load into both ANDs) and each row's groups of A
+// broadcast once per block.
 template <class Dot, int MR>
-inline void dual_block(__m512i (&s0)[MR][4], __m512i (&s1)[MR][4], const uint8_t* w,
-                       const int8_t* a, int64_t lda, __m512i nibble, __m512i high) {
-  __m512i blo[MR], bhi[MR];
-  for (int r = 0; r < MR; ++r) {
-    int32_t lo4, hi4;
-    __builtin_memcpy(&lo4, a + r * lda, 4);
-    __builtin_memcpy(&hi4, a + r * lda + 4, 4);
-    blo[r] = _mm512_set1_epi32(lo4);
-    bhi[r] = _mm512_set1_epi32(hi4);
-  }
+inline void dual_blocks(__m512i (&s)[MR][4], const uint8_t* w, const int8_t* a, int64_t lda,
+                        int n, __m512i nibble, __m512i high) {
+  __m512i lo[MR][4], hi[MR][4];
+  for (int r = 0; r < MR; ++r)
+    for (int v = 0; v < 4; ++v) lo[r][v] = hi[r][v] = _mm512_setzero_si512();
+  if constexpr (MR == 1) {
+    Dot::row_pass(lo[0], hi[0], w, a, n, nibble, high);
+  } else {
+    for (int t = 0; t < n; ++t, w += Int4Layout::kBlockBytes, a += 8) {
+      __m512i b_lo[MR], b_hi[MR];
+      for (int r = 0; r < MR; ++r) {
+        int32_t x0, x1;
+        __builtin_memcpy(&x0, a + r * lda, 4);
+        __builtin_memcpy(&x1, a + r * lda + 4, 4);
+        b_lo[r] = _mm512_set1_epi32(x0);
+        b_hi[r] = _mm512_set1_epi32(x1);
+      }
 #pragma GCC unroll 4
-  for (int v = 0; v < 4; ++v) {
-    __m512i x = _mm512_loadu_si512(w + 64 * v);
-    asm("" : "+v"(x));
-    const __m512i lo = _mm512_and_si512(x, nibble);
-    const __m512i hi = _mm512_and_si512(x, high);
-    for (int r = 0; r < MR; ++r) Dot::dot_reg(s0[r][v], s1[r][v], lo, hi, blo[r], bhi[r]);
+      for (int v = 0; v < 4; ++v) {
+        __m512i x = _mm512_loadu_si512(w + 64 * v);
+        asm("" : "+v"(x));
+        const __m512i xl = _mm512_and_si512(x, nibble), xh = _mm512_and_si512(x, high);
+        for (int r = 0; r < MR; ++r) Dot::dot_reg(lo[r][v], hi[r][v], xl, xh, b_lo[r], b_hi[r]);
+      }
+    }
   }
+  for (int r = 0; r < MR; ++r)
+    for (int v = 0; v < 4; ++v)
+      s[r][v] = _mm512_add_epi32(s[r][v], _mm512_add_epi32(lo[r][v], _mm512_srai_epi32(hi[r][v], 4)));
 }
 
 template <class Dot, int MR, Int4ScaleType ST, bool kMin>
@@ -82,15 +93,17 @@ void kernel(const Int4KernelArgs& p) {
   const int8_t* a = p.a;
   for (int g = 0; g < p.groups; ++g) {
     const int k8 = g + 1 == p.groups ? p.last_k8 : p.group_k8;
-    __m512i s0[MR][4], s1[MR][4];
+    __m512i s0[MR][4];
     for (int r = 0; r < MR; ++r)
-      for (int v = 0; v < 4; ++v) s0[r][v] = s1[r][v] = _mm512_setzero_si512();
+      for (int v = 0; v < 4; ++v) s0[r][v] = _mm512_setzero_si512();
     for (int t0 = 0; t0 < k8; t0 += kFoldBlocks) {
       const int t1 = k8 - t0 < kFoldBlocks ? k8 : t0 + kFoldBlocks;
-      for (int t = t0; t < t1; ++t, w += Int4Layout::kBlockBytes, a += 8) {
-        if constexpr (kDual) {
-          dual_block<Dot, MR>(s0, s1, w, a, p.lda, nibble, high);
-        } else {
+      if constexpr (kDual) {
+        dual_blocks<Dot, MR>(s0, w, a, p.lda, t1 - t0, nibble, high);
+        w += int64_t{t1 - t0} * Int4Layout::kBlockBytes;
+        a += 8 * (t1 - t0);
+      } else {
+        for (int t = t0; t < t1; ++t, w += Int4Layout::kBlockBytes, a += 8) {
 #pragma GCC unroll 4
           for (int v = 0; v < 4; ++v) {
             const __m512i x = _mm512_loadu_si512(w + 64 * v);
@@ -100,13 +113,6 @@ void kernel(const Int4KernelArgs& p) {
             for (int r = 0; r < MR; ++r) Dot::step(s0[r][v], s0[r][v], lo, hi, a + r * p.lda);
           }
         }
-      }
-      if constexpr (kDual) {
-        for (int r = 0; r < MR; ++r)
-          for (int v = 0; v < 4; ++v) {
-            s0[r][v] = _mm512_add_epi32(s0[r][v], _mm512_srai_epi32(s1[r][v], 4));
-            s1[r][v] = _mm512_setzero_si512();
-          }
       }
     }
     // The group's scales: s * float(P - 8R), or s * float(P) + m * float(R).
