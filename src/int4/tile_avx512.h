@@ -53,7 +53,10 @@ inline void dual_blocks(__m512i (&s)[MR][4], const uint8_t* w, const int8_t* a, 
                         int n, __m512i nibble, __m512i high) {
   __m512i lo[MR][4], hi[MR][4];
   for (int r = 0; r < MR; ++r)
-    for (int v = 0; v < 4; ++v) lo[r][v] = hi[r][v] = _mm512_setzero_si512();
+    for (int v = 0; v < 4; ++v) {
+      lo[r][v] = s[r][v];
+      hi[r][v] = _mm512_setzero_si512();
+    }
   if constexpr (MR == 1) {
     Dot::row_pass(lo[0], hi[0], w, a, n, nibble, high);
   } else {
@@ -77,7 +80,7 @@ inline void dual_blocks(__m512i (&s)[MR][4], const uint8_t* w, const int8_t* a, 
   }
   for (int r = 0; r < MR; ++r)
     for (int v = 0; v < 4; ++v)
-      s[r][v] = _mm512_add_epi32(s[r][v], _mm512_add_epi32(lo[r][v], _mm512_srai_epi32(hi[r][v], 4)));
+      s[r][v] = _mm512_add_epi32(lo[r][v], _mm512_srai_epi32(hi[r][v], 4));
 }
 
 template <class Dot, int MR, Int4ScaleType ST, bool kMin>
@@ -93,9 +96,13 @@ void kernel(const Int4KernelArgs& p) {
   const int8_t* a = p.a;
   for (int g = 0; g < p.groups; ++g) {
     const int k8 = g + 1 == p.groups ? p.last_k8 : p.group_k8;
+    // Symmetric: the sums start at -8 R and end as P - 8 R (int32 wraps, so partial sums
+    // out of range do not matter: the final value is exact).
+    __m512i minus_8r[MR];
+    for (int r = 0; r < MR; ++r) minus_8r[r] = _mm512_set1_epi32(-8 * p.rsum[r * p.ld_rsum + g]);
     __m512i s0[MR][4];
     for (int r = 0; r < MR; ++r)
-      for (int v = 0; v < 4; ++v) s0[r][v] = _mm512_setzero_si512();
+      for (int v = 0; v < 4; ++v) s0[r][v] = kMin ? _mm512_setzero_si512() : minus_8r[r];
     for (int t0 = 0; t0 < k8; t0 += kFoldBlocks) {
       const int t1 = k8 - t0 < kFoldBlocks ? k8 : t0 + kFoldBlocks;
       if constexpr (kDual) {
@@ -124,17 +131,10 @@ void kernel(const Int4KernelArgs& p) {
     }
     for (int r = 0; r < MR; ++r) {
       const int32_t R = p.rsum[r * p.ld_rsum + g];
-      const __m512i r8 = _mm512_set1_epi32(R * 8);
       const __m512 rf = _mm512_set1_ps(static_cast<float>(R));
       for (int v = 0; v < 4; ++v) {
-        const __m512i P = s0[r][v];
-        __m512 f = _mm512_load_ps(acc[r] + 16 * v);
-        if constexpr (kMin) {
-          f = _mm512_fmadd_ps(_mm512_cvtepi32_ps(P), sv[v], f);
-          f = _mm512_fmadd_ps(mv[v], rf, f);
-        } else {
-          f = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(P, r8)), sv[v], f);
-        }
+        __m512 f = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s0[r][v]), sv[v], _mm512_load_ps(acc[r] + 16 * v));
+        if constexpr (kMin) f = _mm512_fmadd_ps(mv[v], rf, f);
         _mm512_store_ps(acc[r] + 16 * v, f);
       }
     }
