@@ -21,6 +21,13 @@ CacheSizes cache_sizes();
 // than the L3: memory). Best, not median: on a shared machine others only slow a run.
 double read_bandwidth_gbs(int64_t bytes, int threads);
 
+// A probe buffer of n bytes (a multiple of 128), set to 1, in 2 MiB pages where the OS
+// grants them; release with std::free.
+uint8_t* probe_buffer(int64_t n);
+
+// Reads n bytes (a multiple of 128) once, as read_bandwidth_gbs does; returns their sum.
+uint64_t read_once(const uint8_t* p, int64_t n);
+
 // The level a warm working set of `bytes` sits in: "L2", "L3" or "DRAM".
 std::string level_of(int64_t bytes, const CacheSizes& caches, int threads);
 
