@@ -133,7 +133,8 @@ void kernel(const Int4KernelArgs& p) {
       const int32_t R = p.rsum[r * p.ld_rsum + g];
       const __m512 rf = _mm512_set1_ps(static_cast<float>(R));
       for (int v = 0; v < 4; ++v) {
-        __m512 f = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s0[r][v]), sv[v], _mm512_load_ps(acc[r] + 16 * v));
+        __m512 f = _mm512_load_ps(acc[r] + 16 * v);
+        f = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s0[r][v]), sv[v], f);
         if constexpr (kMin) f = _mm512_fmadd_ps(mv[v], rf, f);
         _mm512_store_ps(acc[r] + 16 * v, f);
       }
