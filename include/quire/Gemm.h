@@ -62,6 +62,23 @@ void output_thunk(const void* op, void* C, int32_t* tile, const block_type_t& bl
   run_output(*static_cast<const OutOp*>(op), isa, static_cast<cT*>(C), tile, block, ldc);
 }
 
+// An output op the kernels can apply in registers (ReQuantizeOutput or ReQuantizeForFloat
+// with nothing after it).
+template <typename OutOp>
+concept RequantizesInKernel = requires { OutOp::kRequantizesInKernel; } && OutOp::kRequantizesInKernel;
+
+template <typename OutOp>
+bool requantize_tile_thunk(const void* op, void* C, int32_t* tile, const block_type_t& block,
+                           int ldc, KernelOutputArgs& args) {
+  const OutOp& o = *static_cast<const OutOp*>(op);
+  auto* out = static_cast<typename OutOp::outType*>(C);
+  args.to_float = std::is_same_v<typename OutOp::outType, float>;
+  if constexpr (std::is_same_v<typename OutOp::outType, float>)
+    return o.resolveBlock(args.f32, out, tile, block, ldc, ldc);
+  else
+    return o.resolveBlock(args.u8, out, tile, block, ldc, ldc);
+}
+
 }  // namespace detail
 
 // C (M x ldc) = outProcess(A * B) for this thread's share of the output. With A and B
@@ -102,6 +119,8 @@ void fbgemmPacked(PackMatrix<packingAMatrix, uint8_t, typename packingAMatrix::a
   call.ldc = ldc;
   call.op = &outProcess;
   call.output = &detail::output_thunk<processOutputType, cT>;
+  if constexpr (detail::RequantizesInKernel<processOutputType>)
+    call.requantize_tile = &detail::requantize_tile_thunk<processOutputType>;
   call.thread_id = thread_id;
   call.num_threads = num_threads;
   call.blocking_params = blocking_params;

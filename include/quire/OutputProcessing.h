@@ -188,6 +188,13 @@ class DoNothing {
   }
 };
 
+namespace detail {
+template <typename T>
+struct is_do_nothing : std::false_type {};
+template <typename outT, typename inT>
+struct is_do_nothing<DoNothing<outT, inT>> : std::true_type {};
+}  // namespace detail
+
 // out[i][j] = inp[i][j]
 template <typename outT = int32_t, typename inT = int32_t,
           typename nextOPType = DoNothing<outT, outT>>
@@ -338,11 +345,25 @@ class ReQuantizeOutput : public detail::ZeroPointOperands {
                                    "must be given with a float bias");
   }
 
+  // With nothing after it, fbgemmPacked has the GEMM's kernels apply this op in
+  // registers on each tile's last K block (the same bytes; C_buffer is then not written
+  // there, as with FBGEMM, whose int32 tiles for uint8 output are its own scratch).
+  static constexpr bool kRequantizesInKernel = detail::is_do_nothing<nextOPType>::value;
+
   template <inst_set_t instSet>
   int f(outType* out, const inpType* inp, const block_type_t& block, int ld_out,
         int ld_in) const {
     detail::RequantizeU8Args a{};
-    if (!set_block(a, kName, out, inp, block, ld_out, ld_in)) return 0;
+    if (!resolveBlock(a, out, inp, block, ld_out, ld_in)) return 0;
+    detail::epilogue_for(instSet).requantize_u8(a);
+    return nextop_.template f<instSet>(out, a.out, block, ld_out, ld_out);
+  }
+
+  // f's arguments checked and resolved for one block into the routines' form, without
+  // computing it; false for an empty block.
+  bool resolveBlock(detail::RequantizeU8Args& a, outType* out, const inpType* inp,
+                    const block_type_t& block, int ld_out, int ld_in) const {
+    if (!set_block(a, kName, out, inp, block, ld_out, ld_in)) return false;
     a.multiplier = C_multiplier_;
     if (bias_ == nullptr) {
       a.bias_kind = detail::BiasKind::none;
@@ -356,8 +377,7 @@ class ReQuantizeOutput : public detail::ZeroPointOperands {
     }
     a.c_zero_point = C_zero_point_;
     a.fuse_relu = FUSE_RELU;
-    detail::epilogue_for(instSet).requantize_u8(a);
-    return nextop_.template f<instSet>(out, a.out, block, ld_out, ld_out);
+    return true;
   }
 
   const float* getCMultiplier() const { return C_multiplier_; }
@@ -408,17 +428,29 @@ class ReQuantizeForFloat : public detail::ZeroPointOperands {
                                    "must not be null (pass zeros for symmetric B)");
   }
 
+  // With nothing after it, fbgemmPacked has the kernels apply this op in registers (see
+  // ReQuantizeOutput).
+  static constexpr bool kRequantizesInKernel = detail::is_do_nothing<nextOPType>::value;
+
   template <inst_set_t instSet>
   int f(outType* out, const inpType* inp, const block_type_t& block, int ld_out,
         int ld_in) const {
     detail::RequantizeF32Args a{};
-    if (!set_block(a, kName, out, inp, block, ld_out, ld_in)) return 0;
+    if (!resolveBlock(a, out, inp, block, ld_out, ld_in)) return 0;
+    detail::epilogue_for(instSet).requantize_f32(a);
+    return nextop_.template f<instSet>(out, a.out, block, ld_out, ld_out);
+  }
+
+  // f's arguments checked and resolved for one block, without computing it; false for an
+  // empty block.
+  bool resolveBlock(detail::RequantizeF32Args& a, outType* out, const inpType* inp,
+                    const block_type_t& block, int ld_out, int ld_in) const {
+    if (!set_block(a, kName, out, inp, block, ld_out, ld_in)) return false;
     a.a_scale = Aq_scale_;
     a.b_scale = Bq_scale_;
     a.bias = bias_ != nullptr ? bias_ + block.col_start : nullptr;
     a.fuse_relu = FUSE_RELU;
-    detail::epilogue_for(instSet).requantize_f32(a);
-    return nextop_.template f<instSet>(out, a.out, block, ld_out, ld_out);
+    return true;
   }
 
   float getAScale() const { return Aq_scale_; }

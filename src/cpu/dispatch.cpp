@@ -31,7 +31,8 @@ namespace {
 template <Isa I>
 MicroKernelFn jit_kernel(const KernelRequest& r) {
   return jit::kernel(
-      jit::KernelSpec{.isa = I, .mr = r.mr, .nr = r.nr, .narrow = r.narrow, .acc16 = r.acc16});
+      jit::KernelSpec{.isa = I, .mr = r.mr, .nr = r.nr, .narrow = r.narrow, .acc16 = r.acc16,
+                      .stage = r.stage});
 }
 
 MicroKernelFn portable_kernel(const KernelRequest&) { return &driver::portable_micro_kernel; }

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "isa_traits.h"  // same folder: tests include this header by path
+#include "output_stage.h"
 #include "quire/Types.h"
 
 namespace quire::conv {
@@ -35,6 +36,7 @@ struct MicroKernelArgs {
   int64_t m_panels;         // number of A panels (row blocks of mr rows) to run
   int64_t accumulate;       // 0: C = A*B; otherwise C += A*B
   int32_t mr, nr;           // tile shape (read by the portable kernel; JIT kernels have it built in)
+  const OutputStageArgs* stage;  // kernels generated with a requantizing OutputStage only
 };
 using MicroKernelFn = void (*)(const MicroKernelArgs*);
 
@@ -59,6 +61,7 @@ struct KernelRequest {
   int mr, nr;
   bool narrow = false;
   bool acc16 = false;
+  OutputStage stage{};  // column kernels only (output_stage.h)
 };
 using KernelGetter = MicroKernelFn (*)(const KernelRequest& request);
 

@@ -7,6 +7,8 @@
 #include "quire/Types.h"
 #include "quire/detail/Blocking.h"
 #include "quire/detail/PackB.h"
+#include "cpu/output_stage.h"
+#include "quire/detail/GemmCore.h"
 
 namespace quire::detail {
 
@@ -41,54 +43,82 @@ const IsaRecord& active_isa();
 inst_set_t inst_set_of(const IsaRecord& isa);
 
 // The kernels one fbgemmPacked call uses, resolved through the code cache once per
-// (mr, nr, narrow) and then reused without locking. A call uses at most a handful of
-// tile shapes (full tiles, a row tail, a column tail), so a short list beats a table.
-// acc16 takes the path's saturating kernels where it has them, else its exact kernels.
-// The record is read only out of line (src/driver/kernel_set.cpp), so its layout is no
-// part of this header.
+// (mr, nr, narrow, pair-safe, output stage) and then reused without locking. A call uses
+// a handful of them (full tiles, a row tail, a column tail, with and without the
+// requantizing stage), so a short list beats a table. acc16 takes the path's saturating
+// kernels where it has them, else its exact kernels. The record is read only out of line
+// (src/driver/kernel_set.cpp), so its layout is no part of this header.
 class KernelSet {
  public:
   KernelSet(const IsaRecord& isa, int mr, int nr, Accumulation acc = Accumulation::int32);
-  MicroKernelFn get(int mr, int nr, bool narrow = false) {
-    for (int i = 0; i < used_; ++i)
-      if (entries_[i].mr == mr && entries_[i].nr == nr && entries_[i].narrow == narrow)
-        return entries_[i].fn;
-    return resolve(mr, nr, narrow);
+  MicroKernelFn get(int mr, int nr, bool narrow = false, const OutputStage& stage = {}) {
+    return find(Key{mr, nr, narrow, false, stage.code()}, stage);
+  }
+  // The path's kernel for a pair-safe B panel (docs/kernel-contract.md, "Pair-safe B
+  // panels"), or null where there is none (VNNI and portable paths, saturating acc16).
+  MicroKernelFn pair_safe(int mr, int nr, bool narrow = false, const OutputStage& stage = {}) {
+    return find(Key{mr, nr, narrow, true, stage.code()}, stage);
   }
   int mr() const { return mr_; }
   int nr() const { return nr_; }
   // Rows per narrow tile for an output of nr columns (3 <= nr <= 8), or 0 if the path
   // has no narrow kernels.
   int narrow_rows(int nr) const { return nr >= 3 && nr <= 8 ? narrow_rows_ : 0; }
-  // The path's kernel for a pair-safe B panel (docs/kernel-contract.md, "Pair-safe B
-  // panels"), or null where there is none (VNNI and portable paths, saturating acc16).
-  // Defined in src/driver/compute_block.cpp.
-  MicroKernelFn pair_safe(int mr, int nr, bool narrow = false);
+  // Whether the path's column kernels can end in a requantizing output stage (JIT paths;
+  // the portable kernel stores int32 and the tile epilogue requantizes).
+  bool has_output_stage() const { return jit_; }
 
  private:
-  MicroKernelFn resolve(int mr, int nr, bool narrow);  // through the record; remembered
-  struct Entry {
+  struct Key {
     int mr, nr;
-    bool narrow;
+    bool narrow, pair_safe;
+    uint32_t stage;
+    bool operator==(const Key&) const = default;
+  };
+  struct Entry {
+    Key key;
     MicroKernelFn fn;
   };
-  static constexpr int kSlots = 8;
+  MicroKernelFn find(const Key& key, const OutputStage& stage) {
+    // Consecutive column slices mostly ask for the kernel they asked for last.
+    if (entries_[last_].key == key) return entries_[last_].fn;
+    for (int i = 0; i < used_; ++i)
+      if (entries_[i].key == key) {
+        last_ = i;
+        return entries_[i].fn;
+      }
+    return resolve(key, stage);
+  }
+  MicroKernelFn resolve(const Key& key, const OutputStage& stage);  // remembered
+  static constexpr int kSlots = 16;
   const IsaRecord& isa_;
   int mr_, nr_;
   bool saturating_;  // acc16 on a path whose acc16 kernels saturate
+  bool jit_;
   int narrow_rows_;
-  int used_ = 0;
-  Entry entries_[kSlots];
-  int pair_safe_used_ = 0;
-  Entry pair_safe_entries_[kSlots];
+  int used_ = 0, last_ = 0;
+  Entry entries_[kSlots] = {};  // entries_[0] matches nothing until resolved (mr 0)
+};
+
+// ReQuantizeOutput or ReQuantizeForFloat applied on a tile's last K block (the args' `in`
+// is the int32 tile in C_buffer), and the path's epilogue for what the kernels' output
+// stage does not take (narrow tiles, slices that straddle quantization groups, tiles of
+// fewer rows than a panel, the portable path).
+struct EpilogueTable;
+struct TileRequantize {
+  KernelOutputArgs args;
+  const EpilogueTable* epilogue;
 };
 
 // C[0..mc) x [0..nc) (int32, ldc elements apart) = (or +=, when accumulate) the packed A
 // block (mc rows, lda bytes apart, K range [k0, k0 + kc)) times columns [n0, n0 + nc) of
 // the packed B group starting at b_group. pair_safe: null, or the group's per-panel flags
 // (PackBMatrix::pairSafePanels); flagged panels run KernelSet::pair_safe kernels.
+// requantize (last K block only): the tile is requantized to uint8 or float instead, in
+// the kernels' output stage where they have one (C_buffer then holds no int32 there).
 void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
                    const PackedBLayout& b, const int8_t* b_group, int k0, int kc, int n0, int nc,
-                   int32_t* c, int64_t ldc, bool accumulate, const uint8_t* pair_safe = nullptr);
+                   int32_t* c, int64_t ldc, bool accumulate, const uint8_t* pair_safe = nullptr,
+                   const TileRequantize* requantize = nullptr);
 
 }  // namespace quire::detail

@@ -39,6 +39,7 @@ void run_packed_gemm(const PackedGemmCall& c) {
   const ThreadTile tile =
       partition_tiles(s.M, s.N, bf.MR, c.b->panel_width, c.thread_id, c.num_threads);
   KernelSet kernels(isa, bf.MR, bf.NR, c.acc);
+  const EpilogueTable* epilogue = &epilogue_for(inst_set_of(isa));
   const int64_t ld = c.ldc;
 
   for (int32_t ic = tile.m0; ic < tile.m1; ic += bf.MCB) {
@@ -55,11 +56,20 @@ void run_packed_gemm(const PackedGemmCall& c) {
           const int nc = std::min(bf.NCB, tile.n1 - jc);
           const int32_t col = g * s.N + jc;
           int32_t* c_tile = c.C_buffer + ic * ld + col;
+          const block_type_t block{ic, mc, col, nc};
+          if (last_k_block && c.requantize_tile != nullptr) {
+            // ReQuantizeOutput / ReQuantizeForFloat runs in the kernels' output stage.
+            TileRequantize rq{{}, epilogue};
+            if (!c.requantize_tile(c.op, c.C, c_tile, block, static_cast<int>(c.ldc), rq.args))
+              continue;
+            compute_block(kernels, a.data, a.ld, mc, *c.b, b_group, k0, kc, jc, nc, c_tile, ld,
+                          k0 > 0, pair_safe, &rq);
+            continue;
+          }
           compute_block(kernels, a.data, a.ld, mc, *c.b, b_group, k0, kc, jc, nc, c_tile, ld,
                         k0 > 0, pair_safe);
           if (last_k_block) {
-            c.output(c.op, c.C, c_tile, block_type_t{ic, mc, col, nc}, static_cast<int>(c.ldc),
-                     inst_set_of(isa));
+            c.output(c.op, c.C, c_tile, block, static_cast<int>(c.ldc), inst_set_of(isa));
           }
         }
       }

@@ -5,6 +5,7 @@
 #include "jit/kernel_generator.h"
 
 #include "jit/dot_step.h"
+#include "jit/output_stage_emitter.h"
 #include "jit/tile_loop_emitter.h"
 
 #include <cstddef>
@@ -56,12 +57,20 @@ class KernelEmitter final : public TileLoopEmitter {
       : TileLoopEmitter(a, s.mr), s_(s), zmm_(is_zmm(s.isa)), vec_bytes_(zmm_ ? 64 : 32),
         map_{vectors_for(s), s.mr, dot_style(s)}, tail_(s.nr % int32_lanes(s.isa)),
         dot_(a, s.isa, map_.style, zmm_,
-             DotRegs{vec(map_.a_even()), vec(map_.a()), vec(map_.product()), vec(map_.constant())}) {}
+             DotRegs{vec(map_.a_even()), vec(map_.a()), vec(map_.product()), vec(map_.constant())}),
+        stage_(a, s.stage,
+               OutputStageEmitter::Layout{zmm_, s.mr, map_.nv, tail_, vec(map_.b(0)),
+                                          vec(map_.b(0) + 1), mask_table_,
+                                          map_.style != DotStyle::acc16}) {}
 
  private:
   x86::Vec vec(int i) const { return zmm_ ? x86::Vec(x86::zmm(i)) : x86::Vec(x86::ymm(i)); }
 
   void zero_accumulators() override {
+    if (stage_.starts_at_column_term()) {
+      stage_.init_accumulators([this](int r, int v) { return vec(map_.acc(r, v)); });
+      return;
+    }
     for (int r = 0; r < s_.mr; ++r)
       for (int v = 0; v < map_.nv; ++v) {
         const x86::Vec acc = vec(map_.acc(r, v));
@@ -75,17 +84,23 @@ class KernelEmitter final : public TileLoopEmitter {
       a_.mov(kScratch.r32(), (1u << tail_) - 1);
       a_.kmovw(x86::k1, kScratch.r32());
     }
+    if (s_.stage.requantize) stage_.prologue(kArgs);  // before the constant: it uses vector registers
     dot_.load_constant();
   }
 
+  int frame_bytes() const override {
+    return s_.stage.requantize ? OutputStageEmitter::kFrameBytes : 0;
+  }
+
   void embed_data() override {
-    if (tail_ != 0 && !zmm_) {
+    if (tail_ != 0 && !zmm_) {  // the C tail, and the stage's tail loads
       // vpmaskmovd mask table: 8 x -1 then 8 x 0; loading at (8 - tail) * 4 gives
       // `tail` active lanes.
       a_.align(AlignMode::kData, 32);
       a_.bind(mask_table_);
       for (int i = 0; i < 16; ++i) a_.embedInt32(i < 8 ? -1 : 0);
     }
+    stage_.embed_data();
   }
 
   x86::Mem b_vector(int v) const {
@@ -122,13 +137,14 @@ class KernelEmitter final : public TileLoopEmitter {
   }
 
   // Writes the accumulators to C, row by row; the last vector of a row is masked when
-  // nr is not a multiple of the vector width. With `accumulate`, C is added first.
+  // nr is not a multiple of the vector width. With `accumulate`, C is added first. With a
+  // requantizing stage, the sums (plus C) become uint8 instead (output_stage_emitter.h).
   void store_tile(bool accumulate) override {
     const bool masked_tail = tail_ != 0;
     // After the K loop the B and A registers are free: the AVX2 tail mask and the
     // loaded C vector go in the first two of them.
     const x86::Vec ymask = vec(map_.b(0)), tmp = vec(map_.b(0) + 1);
-    if (masked_tail && !zmm_) {
+    if (masked_tail && !zmm_ && (accumulate || !s_.stage.requantize)) {
       a_.vmovdqu(ymask, x86::ymmword_ptr(mask_table_, (8 - tail_) * 4));
     }
     a_.mov(kCRow, kC);
@@ -138,28 +154,29 @@ class KernelEmitter final : public TileLoopEmitter {
         const bool last = v == map_.nv - 1 && masked_tail;
         const x86::Mem dst = zmm_ ? x86::zmmword_ptr(kCRow, v * vec_bytes_)
                                   : x86::ymmword_ptr(kCRow, v * vec_bytes_);
-        if (zmm_) {
-          if (accumulate) {
+        if (accumulate) {
+          if (zmm_) {
             if (last) a_.k(x86::k1).vpaddd(acc, acc, dst);
             else a_.vpaddd(acc, acc, dst);
+          } else if (last) {
+            a_.vpmaskmovd(tmp, ymask, dst);
+            a_.vpaddd(acc, acc, tmp);
+          } else {
+            a_.vpaddd(acc, acc, dst);
           }
+        }
+        if (s_.stage.requantize) continue;
+        if (zmm_) {
           if (last) a_.k(x86::k1).vmovdqu32(dst, acc);
           else a_.vmovdqu32(dst, acc);
         } else {
-          if (accumulate) {
-            if (last) {
-              a_.vpmaskmovd(tmp, ymask, dst);
-              a_.vpaddd(acc, acc, tmp);
-            } else {
-              a_.vpaddd(acc, acc, dst);
-            }
-          }
           if (last) a_.vpmaskmovd(dst, ymask, acc);
           else a_.vmovdqu(dst, acc);
         }
       }
       if (r + 1 < s_.mr) a_.add(kCRow, kLdc);
     }
+    if (s_.stage.requantize) stage_.store(kArgs, [this](int r, int v) { return vec(map_.acc(r, v)); });
   }
 
   KernelSpec s_;
@@ -167,8 +184,9 @@ class KernelEmitter final : public TileLoopEmitter {
   int vec_bytes_;
   RegMap map_;
   int tail_;
-  DotEmitter dot_;
   Label mask_table_ = a_.newLabel();
+  DotEmitter dot_;
+  OutputStageEmitter stage_;
 };
 
 }  // namespace
@@ -182,13 +200,36 @@ bool registers_fit(const KernelSpec& s) {
   if (s.acc16 && !t.acc16_saturates) return false;  // acc16 runs exact there
   if (s.pair_safe && (s.acc16 || t.vnni)) return false;  // it replaces the exact split
   const RegMap map{vectors_for(s), s.mr, dot_style(s)};
-  return map.needed() <= vector_registers(s.isa);
+  if (map.needed() > vector_registers(s.isa)) return false;
+  // The output stage's temporaries are the first two B registers; on ymm paths its AVX2
+  // instructions reach only ymm0-15. Its frame holds four column vectors per operand.
+  if (s.stage.requantize)
+    return !s.narrow && map.nv <= 4 && (is_zmm(s.isa) || map.b(0) + 1 < 16);
+  return true;
+}
+
+// The output stage as a name suffix: "_u8" or "_f32" and its operands (azp: the column
+// term of an A zero point; bzp, mult (float output: b_scale), f32bias's divisor: per
+// column "col" or per group "grp"; i32bias; relu for float output).
+static std::string stage_name(const detail::OutputStage& st) {
+  if (!st.requantize) return "";
+  const auto form = [](detail::StageOperand o) { return o == detail::StageOperand::lanes ? "col" : "grp"; };
+  std::string name = st.to_float ? "_f32" : "_u8";
+  if (st.col_offsets) name += "_azp";
+  if (st.b_zero_point != detail::StageOperand::absent) name += std::string("_bzp") + form(st.b_zero_point);
+  name += std::string("_mult") + form(st.multiplier);
+  if (st.bias == detail::BiasKind::int32) name += "_i32bias";
+  if (st.bias == detail::BiasKind::float32)
+    name += st.to_float ? std::string("_f32bias") : std::string("_f32bias") + form(st.act_times_w_scale);
+  if (st.relu) name += "_relu";
+  return name;
 }
 
 std::string kernel_name(const KernelSpec& s) {
   return std::string(s.acc16 ? "u8s8s16" : "u8s8s32") + "_mr" + std::to_string(s.mr) + "_nr" +
          std::to_string(s.nr) + "_" + detail::traits(s.isa).kernel_suffix +
-         (s.narrow ? "_narrow" : "") + (s.pair_safe ? "_pairsafe" : "");
+         (s.narrow ? "_narrow" : "") + (s.pair_safe ? "_pairsafe" : "") +
+         stage_name(s.stage);
 }
 
 void emit_micro_kernel(x86::Assembler& a, const KernelSpec& spec) {

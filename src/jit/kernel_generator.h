@@ -19,7 +19,8 @@ int int32_lanes(detail::Isa isa);
 bool registers_fit(const KernelSpec& spec);
 
 // Name that is the kernel's spec, e.g. "u8s8s32_mr6_nr64_avx512vnni" (acc16: "u8s8s16_...";
-// suffixes "_narrow", "_pairsafe").
+// suffixes "_narrow", "_pairsafe", and for a requantizing output stage "_u8" with its
+// operands, e.g. "_u8_azp_bzpcol_multcol_i32bias").
 std::string kernel_name(const KernelSpec& spec);
 
 // Emits the kernel body: void kernel(const detail::MicroKernelArgs* args).

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "../cpu/isa_traits.h"  // relative: tests include this header by path
+#include "../cpu/output_stage.h"
 
 namespace quire::jit {
 
@@ -14,6 +15,9 @@ struct KernelSpec {
   // For pair-safe B panels only (avx2, avx512; docs/kernel-contract.md, "Pair-safe B
   // panels"): the exact 3-instruction vpmaddubsw step instead of the even/odd split.
   bool pair_safe = false;
+  // What the kernel does with the finished accumulators: store int32 (the default), or
+  // requantize to uint8 in registers (column kernels only; cpu/output_stage.h).
+  detail::OutputStage stage{};
 };
 
 }  // namespace quire::jit

@@ -12,6 +12,12 @@ x86::Mem TileLoopEmitter::row_operand(int r) const {
 
 void TileLoopEmitter::emit() {
   for (const x86::Gp& r : {x86::rbx, x86::rbp, x86::r12, x86::r13, x86::r14, x86::r15}) a_.push(r);
+  if (const int frame = frame_bytes(); frame > 0) {
+    a_.mov(kScratch, x86::rsp);
+    a_.sub(x86::rsp, frame);
+    a_.and_(x86::rsp, -64);
+    a_.mov(x86::qword_ptr(x86::rsp), kScratch);
+  }
   a_.mov(kAPanel, arg(offsetof(MicroKernelArgs, a)));
   a_.mov(kB, arg(offsetof(MicroKernelArgs, b)));
   a_.mov(kC, arg(offsetof(MicroKernelArgs, c)));
@@ -72,6 +78,7 @@ void TileLoopEmitter::emit() {
   a_.dec(kPanels);
   a_.jnz(panel_loop);
 
+  if (frame_bytes() > 0) a_.mov(x86::rsp, x86::qword_ptr(x86::rsp));
   a_.vzeroupper();
   for (const x86::Gp& r : {x86::r15, x86::r14, x86::r13, x86::r12, x86::rbp, x86::rbx}) a_.pop(r);
   a_.ret();

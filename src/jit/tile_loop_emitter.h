@@ -59,6 +59,9 @@ class TileLoopEmitter {
   virtual void finish_accumulators() {}
   virtual void store_tile(bool accumulate) = 0;
   virtual void embed_data() {}                // constants placed after the code
+  // Stack bytes the kernel needs; when nonzero, rsp is 64-byte aligned below the saved
+  // registers and the caller's rsp is kept at [rsp] (set up before prologue_extra).
+  virtual int frame_bytes() const { return 0; }
 
   asmjit::x86::Assembler& a_;
   int mr_;

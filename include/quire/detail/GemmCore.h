@@ -9,6 +9,7 @@
 #include "quire/PackedABlock.h"
 #include "quire/Types.h"
 #include "quire/detail/Blocking.h"
+#include "quire/detail/Epilogue.h"
 #include "quire/detail/PackB.h"
 
 namespace quire::detail {
@@ -21,6 +22,19 @@ using PackABlockFn = PackedABlock (*)(void* packer, const block_type_t& block);
 // row stride of both C and C_buffer; inst_set is the path that computed it.
 using OutputTileFn = void (*)(const void* op, void* C, int32_t* tile, const block_type_t& block,
                               int ldc, inst_set_t inst_set);
+
+// An output op the kernels can apply in registers, resolved for one tile: a
+// ReQuantizeOutput (to uint8) or a ReQuantizeForFloat, with nothing after it.
+struct KernelOutputArgs {
+  bool to_float;
+  RequantizeU8Args u8;    // !to_float
+  RequantizeF32Args f32;  // to_float
+};
+
+// Resolves the output op for one tile as its f would, checks included, so the kernels can
+// apply it in registers; false for an empty block.
+using RequantizeTileFn = bool (*)(const void* op, void* C, int32_t* tile,
+                                  const block_type_t& block, int ldc, KernelOutputArgs& args);
 
 struct PackedGemmCall {
   // A, as its packer describes it.
@@ -41,6 +55,7 @@ struct PackedGemmCall {
   uint32_t ldc;
   const void* op;
   OutputTileFn output;
+  RequantizeTileFn requantize_tile;  // null unless the op can run in the kernels' output stage
   // This thread's share, and an override of the blocking.
   int thread_id, num_threads;
   const BlockingFactors* blocking_params;
