@@ -42,7 +42,7 @@ struct Int4ShapeResult {
   Shape shape;
   int64_t weight_bytes = 0;      // what one int4 call streams (codes + scales)
   std::string level;             // where those bytes are read from: L2, L3 or DRAM
-  double level_gbs = 0;          // the measured read bandwidth of that level
+  double level_gbs = 0;          // a plain read of as many bytes, same threads and flush
   double int4_s = 0, int8_s = 0, bf16_s = 0;  // median seconds per call
   std::optional<double> sgemm_s;
   double int4_err = 0, int8_err = 0;  // max |C - C_float| / max |C_float| on row 0

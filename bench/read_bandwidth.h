@@ -14,11 +14,19 @@ struct CacheSizes {
 CacheSizes cache_sizes();
 
 // Bytes read per second (GB/s) when `threads` threads each read their own `bytes /
-// threads` part of a buffer over and over with 32-byte loads (AVX2 when the CPU has it),
+// threads` part of a buffer (in 2 MiB pages where the OS grants them, as the int4
+// weights are) over and over with 32-byte loads (AVX2 when the CPU has it),
 // with and without software prefetch: the best of 8 runs of ~20 ms each, after a
 // warm-up pass that puts the data where it will stay (L2, L3) or shows it cannot (more
 // than the L3: memory). Best, not median: on a shared machine others only slow a run.
 double read_bandwidth_gbs(int64_t bytes, int threads);
+
+// A probe buffer of n bytes (a multiple of 128), set to 1, in 2 MiB pages where the OS
+// grants them; release with std::free.
+uint8_t* probe_buffer(int64_t n);
+
+// Reads n bytes (a multiple of 128) once, as read_bandwidth_gbs does; returns their sum.
+uint64_t read_once(const uint8_t* p, int64_t n);
 
 // The level a warm working set of `bytes` sits in: "L2", "L3" or "DRAM".
 std::string level_of(int64_t bytes, const CacheSizes& caches, int threads);

@@ -1,8 +1,8 @@
 // The loops of int4Gemm around the kernels, the thread plans and the K-split reduction.
 //
 // Decode plan (M <= 4): every thread quantizes all M rows (a few KiB) and runs one
-// kernel call per panel of its contiguous panel range, over its group range, with the
-// weights prefetched ahead; its part of W is one contiguous stretch of memory.
+// kernel call per panel of its contiguous panel range, over its group range (with the
+// path's software prefetch, if any); its part of W is one contiguous stretch of memory.
 // Otherwise: partition_tiles gives each thread rows [m0, m1) x panels; per block of
 // rows (quantized into the thread's buffer, sized to stay in L2), every panel is run
 // for each tile of <= max_rows rows, so the panel's codes are read from memory once
@@ -30,14 +30,6 @@ using detail::Int4Layout;
 namespace int4 {
 
 namespace {
-
-// Software prefetch distance of the decode plan (all four lines of the block this far
-// ahead). Measured on Zen 4 (M = 1, caches flushed, weights from memory): 2 KiB ahead
-// is slower than none (13.5 vs 21.8 GB/s on 4096 x 4096: the prefetches compete with
-// the hardware prefetcher's streams), while 16 KiB, four pages ahead, is within noise
-// of none on 4096 x 4096 and ahead of it on 11008 x 4096 (14.8 vs 11-13 GB/s), where
-// the hardware prefetcher stops at page boundaries.
-constexpr int64_t kPrefetchBytes = 16384;
 
 // Bytes of quantized A per row block of the M x N plan: with a panel's codes (32 bytes
 // per K), the block stays in a 1 MiB L2.
@@ -152,7 +144,7 @@ void run_decode(const int4::Int4Kernels& ks, int M, const float* A, int lda, con
   const int4::QuantizedRows a = int4::t_rows.get(l, M);
   int4::quantize_rows(A, lda, M, 0, l, a);
   const int4::Call call{l, ks, epi, a, static_cast<int>(g0),
-                        static_cast<int>(g1), int4::kPrefetchBytes};
+                        static_cast<int>(g1), ks.decode_prefetch};
   const bool split = plan.k_parts > 1;
   for (int64_t p = p0; p < p1; ++p) {
     const int64_t col = p * Int4Layout::kPanel;

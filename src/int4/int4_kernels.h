@@ -30,7 +30,7 @@ struct Int4KernelArgs {
   int groups;             // groups in the range (>= 1)
   int group_k8;           // K blocks of every group but the last of the range
   int last_k8;            // K blocks of the range's last group
-  int64_t prefetch;       // bytes ahead of the codes to prefetch, 0 for none
+  int64_t prefetch;       // bytes ahead of the codes to prefetch, 0 for none (AVX2 only)
   const float* a_scale;   // per row (final only)
   const float* bias;      // at the panel's first column, or null (final only)
   float* c;               // output at the tile's first row and the panel's first column
@@ -48,6 +48,9 @@ struct Int4Kernels {
   int max_rows;  // tile height: kernels exist for 1..max_rows rows
   // [scale_min][scale type][rows]
   Int4KernelFn fn[2][3][kInt4MaxRows + 1];
+  // Bytes ahead of the codes the decode plan's kernels prefetch (Int4KernelArgs::prefetch),
+  // 0 for none: measured per path (the kernels' files say why).
+  int64_t decode_prefetch = 0;
   Int4KernelFn get(bool scale_min, Int4ScaleType st, int rows) const {
     return fn[scale_min ? 1 : 0][static_cast<int>(st)][rows];
   }

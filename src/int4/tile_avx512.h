@@ -8,6 +8,12 @@
 // nothing, its 4-byte groups are broadcast from memory inside vpdpbusd: 6 x 4 + 3 = 27
 // of 32 registers). The float accumulators live in a 64-byte aligned stack tile: they
 // are touched once per group.
+//
+// No software prefetch (Int4Kernels::decode_prefetch is 0 on both paths): at M = 1 the
+// four prefetches per 256-byte block cost more than they bring. Zen 4, 4096 x 4096,
+// avx512_vnni: 88-91 GB/s from L3 without, 66-68 with prefetches 16 KiB ahead; from
+// memory (caches flushed) 19-24 GB/s without against 15-17 with, the hardware
+// prefetcher alone keeping up once the codes are in 2 MiB pages (packed_weights.cpp).
 #pragma once
 
 #include "common/intrinsics.h"
@@ -31,12 +37,51 @@ inline __m512 load_scales(const void* base, int64_t i) {
   }
 }
 
-// With two accumulators (rows <= 2, VNNI), the high nibbles are used in place, x & 0xF0
-// = 16 * code: two unpacking instructions per 64 bytes instead of three, at decode where
-// there are only 2 dot products per 64 bytes and row. The second accumulator then holds
-// 16 * P_high, folded into the first as s1 >> 4 (exact: a multiple of 16) every
-// kFoldBlocks blocks, before it could overflow (16 * 15 * 128 * 4 * 4096 < 2^31).
+// With two chains (rows <= 2, VNNI), the high nibbles are used in place, x & 0xF0 = 16 *
+// code: two unpacking instructions per 64 bytes instead of three, at decode where there
+// are only 2 dot products per 64 bytes and row. The second chain then holds 16 * P_high,
+// folded into the first as s1 >> 4 (exact: a multiple of 16) every kFoldBlocks blocks,
+// before it could overflow (16 * 15 * 128 * 4 * 4096 < 2^31).
 inline constexpr int kFoldBlocks = 4096;
+
+// n >= 1 blocks of the two-chain form, folded into s: one row through Dot::row_pass (its
+// own loop in assembly), two rows block by block here, each chunk loaded once (the empty
+// asm keeps GCC from folding the load into both ANDs) and each row's groups of A
+// broadcast once per block.
+template <class Dot, int MR>
+inline void dual_blocks(__m512i (&s)[MR][4], const uint8_t* w, const int8_t* a, int64_t lda,
+                        int n, __m512i nibble, __m512i high) {
+  __m512i lo[MR][4], hi[MR][4];
+  for (int r = 0; r < MR; ++r)
+    for (int v = 0; v < 4; ++v) {
+      lo[r][v] = s[r][v];
+      hi[r][v] = _mm512_setzero_si512();
+    }
+  if constexpr (MR == 1) {
+    Dot::row_pass(lo[0], hi[0], w, a, n, nibble, high);
+  } else {
+    for (int t = 0; t < n; ++t, w += Int4Layout::kBlockBytes, a += 8) {
+      __m512i b_lo[MR], b_hi[MR];
+      for (int r = 0; r < MR; ++r) {
+        int32_t x0, x1;
+        __builtin_memcpy(&x0, a + r * lda, 4);
+        __builtin_memcpy(&x1, a + r * lda + 4, 4);
+        b_lo[r] = _mm512_set1_epi32(x0);
+        b_hi[r] = _mm512_set1_epi32(x1);
+      }
+#pragma GCC unroll 4
+      for (int v = 0; v < 4; ++v) {
+        __m512i x = _mm512_loadu_si512(w + 64 * v);
+        asm("" : "+v"(x));
+        const __m512i xl = _mm512_and_si512(x, nibble), xh = _mm512_and_si512(x, high);
+        for (int r = 0; r < MR; ++r) Dot::dot_reg(lo[r][v], hi[r][v], xl, xh, b_lo[r], b_hi[r]);
+      }
+    }
+  }
+  for (int r = 0; r < MR; ++r)
+    for (int v = 0; v < 4; ++v)
+      s[r][v] = _mm512_add_epi32(lo[r][v], _mm512_srai_epi32(hi[r][v], 4));
+}
 
 template <class Dot, int MR, Int4ScaleType ST, bool kMin>
 void kernel(const Int4KernelArgs& p) {
@@ -51,33 +96,30 @@ void kernel(const Int4KernelArgs& p) {
   const int8_t* a = p.a;
   for (int g = 0; g < p.groups; ++g) {
     const int k8 = g + 1 == p.groups ? p.last_k8 : p.group_k8;
-    __m512i s0[MR][4], s1[MR][4];
+    // Symmetric: the sums start at -8 R and end as P - 8 R (int32 wraps, so partial sums
+    // out of range do not matter: the final value is exact).
+    __m512i minus_8r[MR];
+    for (int r = 0; r < MR; ++r) minus_8r[r] = _mm512_set1_epi32(-8 * p.rsum[r * p.ld_rsum + g]);
+    __m512i s0[MR][4];
     for (int r = 0; r < MR; ++r)
-      for (int v = 0; v < 4; ++v) s0[r][v] = s1[r][v] = _mm512_setzero_si512();
+      for (int v = 0; v < 4; ++v) s0[r][v] = kMin ? _mm512_setzero_si512() : minus_8r[r];
     for (int t0 = 0; t0 < k8; t0 += kFoldBlocks) {
       const int t1 = k8 - t0 < kFoldBlocks ? k8 : t0 + kFoldBlocks;
-      for (int t = t0; t < t1; ++t, w += Int4Layout::kBlockBytes, a += 8) {
-        if (p.prefetch != 0) {
-          for (int l = 0; l < 4; ++l)
-            _mm_prefetch(reinterpret_cast<const char*>(w + p.prefetch + 64 * l), _MM_HINT_T0);
-        }
-#pragma GCC unroll 4
-        for (int v = 0; v < 4; ++v) {
-          const __m512i x = _mm512_loadu_si512(w + 64 * v);
-          const __m512i lo = _mm512_and_si512(x, nibble);
-          const __m512i hi = kDual ? _mm512_and_si512(x, high)
-                                   : _mm512_and_si512(_mm512_srli_epi16(x, 4), nibble);
-#pragma GCC unroll 6
-          for (int r = 0; r < MR; ++r)
-            Dot::step(s0[r][v], kDual ? s1[r][v] : s0[r][v], lo, hi, a + r * p.lda);
-        }
-      }
       if constexpr (kDual) {
-        for (int r = 0; r < MR; ++r)
+        dual_blocks<Dot, MR>(s0, w, a, p.lda, t1 - t0, nibble, high);
+        w += int64_t{t1 - t0} * Int4Layout::kBlockBytes;
+        a += 8 * (t1 - t0);
+      } else {
+        for (int t = t0; t < t1; ++t, w += Int4Layout::kBlockBytes, a += 8) {
+#pragma GCC unroll 4
           for (int v = 0; v < 4; ++v) {
-            s0[r][v] = _mm512_add_epi32(s0[r][v], _mm512_srai_epi32(s1[r][v], 4));
-            s1[r][v] = _mm512_setzero_si512();
+            const __m512i x = _mm512_loadu_si512(w + 64 * v);
+            const __m512i lo = _mm512_and_si512(x, nibble);
+            const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(x, 4), nibble);
+#pragma GCC unroll 6
+            for (int r = 0; r < MR; ++r) Dot::step(s0[r][v], s0[r][v], lo, hi, a + r * p.lda);
           }
+        }
       }
     }
     // The group's scales: s * float(P - 8R), or s * float(P) + m * float(R).
@@ -89,17 +131,11 @@ void kernel(const Int4KernelArgs& p) {
     }
     for (int r = 0; r < MR; ++r) {
       const int32_t R = p.rsum[r * p.ld_rsum + g];
-      const __m512i r8 = _mm512_set1_epi32(R * 8);
       const __m512 rf = _mm512_set1_ps(static_cast<float>(R));
       for (int v = 0; v < 4; ++v) {
-        const __m512i P = s0[r][v];
         __m512 f = _mm512_load_ps(acc[r] + 16 * v);
-        if constexpr (kMin) {
-          f = _mm512_fmadd_ps(_mm512_cvtepi32_ps(P), sv[v], f);
-          f = _mm512_fmadd_ps(mv[v], rf, f);
-        } else {
-          f = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(P, r8)), sv[v], f);
-        }
+        f = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s0[r][v]), sv[v], f);
+        if constexpr (kMin) f = _mm512_fmadd_ps(mv[v], rf, f);
         _mm512_store_ps(acc[r] + 16 * v, f);
       }
     }
