@@ -6,7 +6,9 @@
 //       .accumulate(true).Test();
 //
 // The operands are laid out exactly as docs/kernel-contract.md specifies and sized to
-// exactly what it lets a kernel touch, so ASan catches a read past them:
+// exactly what it lets a kernel touch; A and B end where a PROT_NONE page begins
+// (stage_operands.h), so a kernel's read past them faults (ASan sees only the portable
+// kernel's loads, never those of generated code):
 //   A  m_panels*mr rows, lda = 4*k4 + lda_pad bytes apart; each row holds k values, zeros
 //      up to 4*k4 (the K tail), then lda_pad garbage bytes; the last row ends at 4*k4.
 //   B  one panel of W columns, k4 steps of 4W bytes; lane j of step t holds B[4t..4t+3][j]
@@ -18,12 +20,12 @@
 //      every element outside the tile (guards and row padding) holds a sentinel that must
 //      survive the call.
 // The expected C is exact (C = A*B, or C += A*B with accumulate, modulo 2^32) except for
-// the acc16 kernels, which follow the saturating model of docs/acc16.md over one window (one call
-// is one K block). Pair-safe kernels are exact only for B within the pair bound, so they
+// the acc16 kernels, which follow the saturating model of docs/acc16.md over one window
+// (one call is one K block). Pair-safe kernels are exact only for B within the pair bound, so they
 // get B of that kind unless told otherwise.
 //
-// With requantize(true) the kernel carries a requantizing output stage (src/cpu/output_stage.h):
-// it must write uint8 to `out` (rows nr + out_pad bytes apart, 64 sentinel bytes before and
+// With requantize(true) the kernel carries a requantizing output stage
+// (src/cpu/output_stage.h): it must write uint8 to `out` (rows nr + out_pad bytes apart, 64 sentinel bytes before and
 // after, sentinel row padding) with exactly the bytes of quire::ref::requantize_u8 applied
 // to those sums (a NaN x gives 255, as the epilogue; the reference leaves it undefined),
 // and leave C as it was. The stage's per-column and per-row arrays hold exactly nr (or 1,
@@ -169,14 +171,14 @@ class KernelTester {
     for (int i = 0; i < rows; ++i)
       for (int q = 0; q < k_; ++q)
         a_logical[size_t(i) * 4 * k4 + q] = quarter(rng) == 0 ? 255 : uint8_t(byte(rng));
-    std::vector<uint8_t> a(size_t(rows - 1) * lda + 4 * k4);
+    const PageGuarded<uint8_t> a(size_t(rows - 1) * lda + 4 * k4);
     for (int i = 0; i < rows; ++i)
       for (int64_t q = 0; q < (i + 1 < rows ? lda : 4 * k4); ++q)
         a[i * lda + q] = q < 4 * k4 ? a_logical[size_t(i) * 4 * k4 + q] : uint8_t(byte(rng));
 
     // Logical B (4*k4 x W, zero past k in the slice's columns) packed into one panel.
     const std::vector<int8_t> b_logical = draw_b(rng, k4, W);
-    std::vector<int8_t> b(size_t(k4) * 4 * W);
+    const PageGuarded<int8_t> b(size_t(k4) * 4 * W);
     for (int kk = 0; kk < 4 * k4; ++kk)
       for (int j = 0; j < W; ++j)
         b[size_t(kk / 4) * 4 * W + size_t(j) * 4 + kk % 4] = b_logical[size_t(kk) * W + j];
