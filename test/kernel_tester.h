@@ -7,7 +7,7 @@
 //
 // The operands are laid out exactly as docs/kernel-contract.md specifies and sized to
 // exactly what it lets a kernel touch; A and B end where a PROT_NONE page begins
-// (stage_operands.h), so a kernel's read past them faults (ASan sees only the portable
+// (guard_alloc.h), so a kernel's read past them faults (ASan sees only the portable
 // kernel's loads, never those of generated code):
 //   A  m_panels*mr rows, lda = 4*k4 + lda_pad bytes apart; each row holds k values, zeros
 //      up to 4*k4 (the K tail), then lda_pad garbage bytes; the last row ends at 4*k4.
@@ -29,7 +29,7 @@
 // after, sentinel row padding) with exactly the bytes of quire::ref::requantize_u8 applied
 // to those sums (a NaN x gives 255, as the epilogue; the reference leaves it undefined),
 // and leave C as it was. The stage's per-column and per-row arrays hold exactly nr (or 1,
-// or the rows) values and end where a PROT_NONE page begins (stage_operands.h), so a read
+// or the rows) values and end where a PROT_NONE page begins (guard_alloc.h), so a read
 // past them faults: AddressSanitizer does not see the loads of JIT code.
 //
 // Test() skips (GTEST_SKIP naming the missing CPU features) on a path the CPU lacks, and
@@ -171,14 +171,14 @@ class KernelTester {
     for (int i = 0; i < rows; ++i)
       for (int q = 0; q < k_; ++q)
         a_logical[size_t(i) * 4 * k4 + q] = quarter(rng) == 0 ? 255 : uint8_t(byte(rng));
-    const PageGuarded<uint8_t> a(size_t(rows - 1) * lda + 4 * k4);
+    GuardedArray<uint8_t> a(size_t(rows - 1) * lda + 4 * k4, Guard::after);
     for (int i = 0; i < rows; ++i)
       for (int64_t q = 0; q < (i + 1 < rows ? lda : 4 * k4); ++q)
         a[i * lda + q] = q < 4 * k4 ? a_logical[size_t(i) * 4 * k4 + q] : uint8_t(byte(rng));
 
     // Logical B (4*k4 x W, zero past k in the slice's columns) packed into one panel.
     const std::vector<int8_t> b_logical = draw_b(rng, k4, W);
-    const PageGuarded<int8_t> b(size_t(k4) * 4 * W);
+    GuardedArray<int8_t> b(size_t(k4) * 4 * W, Guard::after);
     for (int kk = 0; kk < 4 * k4; ++kk)
       for (int j = 0; j < W; ++j)
         b[size_t(kk / 4) * 4 * W + size_t(j) * 4 + kk % 4] = b_logical[size_t(kk) * W + j];

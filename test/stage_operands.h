@@ -17,7 +17,6 @@
 #pragma once
 
 #include <signal.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -32,6 +31,7 @@
 #include <vector>
 
 #include "../src/cpu/isa_record.h"
+#include "guard_alloc.h"
 #include "quire/ref/ReferenceOutput.h"
 
 namespace quire::test {
@@ -53,37 +53,6 @@ inline const char* operand_name(StageOperand o) {
 inline const char* bias_name(BiasKind b) {
   return b == BiasKind::none ? "none" : b == BiasKind::int32 ? "int32" : "float32";
 }
-
-// n values of T (none: data() is null) that end exactly where a PROT_NONE page begins.
-template <class T>
-class PageGuarded {
- public:
-  explicit PageGuarded(size_t n) : n_(n) {
-    if (n == 0) return;
-    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    const size_t used = (n * sizeof(T) + page - 1) / page * page;
-    bytes_ = used + page;
-    void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) throw std::runtime_error("PageGuarded: mmap failed");
-    base_ = static_cast<char*>(p);
-    if (mprotect(base_ + used, page, PROT_NONE) != 0) throw std::runtime_error("PageGuarded: mprotect failed");
-    data_ = reinterpret_cast<T*>(base_ + used - n * sizeof(T));
-  }
-  ~PageGuarded() {
-    if (base_ != nullptr) munmap(base_, bytes_);
-  }
-  PageGuarded(const PageGuarded&) = delete;
-  PageGuarded& operator=(const PageGuarded&) = delete;
-
-  T* data() const { return data_; }
-  size_t size() const { return n_; }
-  T& operator[](size_t i) const { return data_[i]; }
-
- private:
-  size_t n_, bytes_ = 0;
-  char* base_ = nullptr;
-  T* data_ = nullptr;
-};
 
 // The configuration a kernel runs, printed if it faults (a read past a guarded operand
 // would otherwise end the whole sweep without saying where).
@@ -115,13 +84,13 @@ class StageCase {
  public:
   StageCase(const detail::OutputStage& st, int rows, int nr, int out_pad, int c_zero_point, bool relu)
       : st_(st), rows_(rows), nr_(nr), ld_out_(nr + out_pad), c_zero_point_(c_zero_point), relu_(relu),
-        row_offsets_(st.b_zero_point != StageOperand::absent ? rows : 0),
-        col_offsets_(st.col_offsets ? nr : 0),
-        b_zero_point_(count(st.b_zero_point)),
-        bias_i32_(st.bias == BiasKind::int32 ? nr : 0),
-        multiplier_(count(st.multiplier)),
-        bias_f32_(st.bias == BiasKind::float32 ? nr : 0),
-        act_times_w_scale_(count(st.act_times_w_scale)),
+        row_offsets_(st.b_zero_point != StageOperand::absent ? rows : 0, Guard::after),
+        col_offsets_(st.col_offsets ? nr : 0, Guard::after),
+        b_zero_point_(count(st.b_zero_point), Guard::after),
+        bias_i32_(st.bias == BiasKind::int32 ? nr : 0, Guard::after),
+        multiplier_(count(st.multiplier), Guard::after),
+        bias_f32_(st.bias == BiasKind::float32 ? nr : 0, Guard::after),
+        act_times_w_scale_(count(st.act_times_w_scale), Guard::after),
         out_(2 * kGuard + size_t(rows - 1) * ld_out_ + nr) {}
 
   // Draws the operands for the tile's int32 sums (rows x nr, A*B [+ C]) and forms the
@@ -255,7 +224,7 @@ class StageCase {
     p.nCol = uint32_t(nr_);
     p.Aq_zero_point = a_zero_point_;
     p.Bq_zero_point = b_zero_point.data();
-    p.col_offsets = col_offsets_.data();
+    p.col_offsets = st_.col_offsets ? col_offsets_.data() : nullptr;
     uint8_t* out = want_.data() + kGuard;
     for (int r = 0; r < rows_; ++r)
       for (int c = 0; c < nr_; ++c) {
@@ -271,7 +240,8 @@ class StageCase {
                                     bias_f32_.data(), act.data(), relu_);
         else
           ref::requantize_u8<int32_t>(out, in, one, ld_out_, nr_, p, multiplier.data(), c_zero_point_,
-                                      bias_i32_.data(), nullptr, relu_);
+                                      st_.bias == BiasKind::int32 ? bias_i32_.data() : nullptr,
+                                      nullptr, relu_);
       }
   }
 
@@ -279,8 +249,8 @@ class StageCase {
   int rows_, nr_, ld_out_, c_zero_point_;
   bool relu_;
   int32_t a_zero_point_ = 0;
-  PageGuarded<int32_t> row_offsets_, col_offsets_, b_zero_point_, bias_i32_;
-  PageGuarded<float> multiplier_, bias_f32_, act_times_w_scale_;
+  GuardedArray<int32_t> row_offsets_, col_offsets_, b_zero_point_, bias_i32_;
+  GuardedArray<float> multiplier_, bias_f32_, act_times_w_scale_;
   std::vector<uint8_t> out_, want_;
   std::vector<int32_t> sums_;
   std::vector<float> pre_;
