@@ -133,6 +133,47 @@ TEST_P(KernelStageSweep, Tiles) {
   }
 }
 
+// ReQuantizeForFloat's stage: every tile as above x accumulate, the depths, the 48 float
+// forms (col_offsets x b_zero_point x b_scale scalar or per lane x float bias or none x
+// ReLU) and a quarter of the calls with the output in C itself cycled; then every form
+// with every special b_scale on the MR x NR tile and a tail one.
+TEST_P(KernelStageSweep, FloatOutput) {
+  std::vector<StageForm> stages;
+  for (const StageForm& f : stage_forms())
+    if (f.bias != BiasKind::int32 && f.act_times_w_scale != StageOperand::lanes) stages.push_back(f);
+  uint32_t seed = 300000;
+  const auto run = [&](const Form& form, int mr, int nr, int k, bool accumulate, MultKind kind) {
+    ++seed;
+    KernelTester t = tester(form, mr, nr, seed);
+    with_stage(t, stages[seed % stages.size()])
+        .to_float(true).relu((seed / stages.size()) % 2).k(k).accumulate(accumulate)
+        .m_panels(seed % 2 ? 3 : 1).lda_pad(int(seed % 5)).ldc_pad(int(seed % 3))
+        .out_pad(seed % 3 ? int(seed % 7) : 0).in_place(seed % 4 == 1).mult_kind(kind)
+        .Test();
+  };
+  for (const Form& form : forms()) {
+    const BlockingFactors& bf = blocking(form);
+    std::string skipped;
+    for (int mr = 1; mr <= bf.MR; ++mr)
+      for (int nr = 1; nr <= bf.NR; ++nr) {
+        if (!staged(form, mr, nr, skipped)) continue;
+        for (bool accumulate : {false, true}) {
+          run(form, mr, nr, kDepths[(seed / 2) % 5], accumulate, MultKind::scaled);
+          if (HasFailure()) return;
+        }
+      }
+    for (int nr : {bf.NR, bf.NR - lanes() + 3}) {
+      if (!staged(form, bf.MR, nr, skipped)) continue;
+      for (size_t i = 0; i < 2 * stages.size(); ++i)
+        for (MultKind kind : {MultKind::zero, MultKind::negative, MultKind::inf, MultKind::nan, MultKind::mixed}) {
+          run(form, bf.MR, nr, 64, i % 2, kind);
+          if (HasFailure()) return;
+        }
+    }
+    report_skipped(form, skipped);
+  }
+}
+
 TEST_P(KernelStageSweep, EveryStage) {
   const std::vector<StageForm> stages = stage_forms();
   uint32_t seed = 100000;

@@ -94,17 +94,22 @@ class KernelTester {
   KernelTester& seed(uint32_t v) { seed_ = v; return *this; }
 
   // The requantizing output stage (OutputStage fields; act_times_w_scale defaults to
-  // scalar for a float bias) and its runtime values.
+  // scalar for a float bias into uint8) and its runtime values. to_float: ReQuantizeForFloat's
+  // stage (multiplier is b_scale; bias none or float32; relu is max(., 0.0f)).
   KernelTester& requantize(bool v) { stage_.requantize = v; return *this; }
+  KernelTester& to_float(bool v) { stage_.to_float = v; return *this; }
   KernelTester& col_offsets(bool v) { stage_.col_offsets = v; return *this; }  // a_zero_point != 0
   KernelTester& b_zero_point(StageOperand v) { stage_.b_zero_point = v; return *this; }
   KernelTester& multiplier(StageOperand v) { stage_.multiplier = v; return *this; }
   KernelTester& bias(detail::BiasKind v) { stage_.bias = v; return *this; }
   KernelTester& act_times_w_scale(StageOperand v) { stage_.act_times_w_scale = v; return *this; }
-  KernelTester& relu(bool v) { relu_ = v; return *this; }  // floor = c_zero_point
+  KernelTester& relu(bool v) { relu_ = v; return *this; }  // uint8: floor = c_zero_point
   KernelTester& c_zero_point(int v) { c_zero_point_ = v; return *this; }
   KernelTester& mult_kind(MultKind v) { mult_kind_ = v; return *this; }
-  KernelTester& out_pad(int v) { out_pad_ = v; return *this; }  // ld_out = nr + out_pad
+  KernelTester& out_pad(int v) { out_pad_ = v; return *this; }  // ld_out = nr + out_pad elements
+  // Float output in C itself (ld_out = ldc), as engines pass it: C is read (accumulate)
+  // before the panel's floats are written over it.
+  KernelTester& in_place(bool v) { in_place_ = v; return *this; }
 
   std::string describe() const {
     std::ostringstream s;
@@ -115,11 +120,14 @@ class KernelTester {
       << " b=" << b_kind_name(b_kind_) << " seed=" << seed_;
     if (stage_.requantize) {
       const detail::OutputStage st = stage();
-      s << " | u8 col_offsets=" << st.col_offsets << " b_zero_point=" << operand_name(st.b_zero_point)
+      s << (st.to_float ? " | f32" : " | u8") << " col_offsets=" << st.col_offsets << " b_zero_point=" << operand_name(st.b_zero_point)
         << " multiplier=" << operand_name(st.multiplier) << "/" << mult_kind_name(mult_kind_)
         << " bias=" << bias_name(st.bias);
-      if (st.bias == detail::BiasKind::float32) s << "/" << operand_name(st.act_times_w_scale);
-      s << " relu=" << relu_ << " c_zero_point=" << c_zero_point_ << " out_pad=" << out_pad_;
+      if (st.act_times_w_scale != StageOperand::absent) s << "/" << operand_name(st.act_times_w_scale);
+      s << " relu=" << relu_;
+      if (!st.to_float) s << " c_zero_point=" << c_zero_point_;
+      if (in_place_) s << " in_place";
+      else s << " out_pad=" << out_pad_;
     }
     return s.str();
   }
@@ -147,6 +155,14 @@ class KernelTester {
     }
     if (stage_.requantize && (narrow_ || detail::traits(isa_).vector_bytes == 0)) {
       ADD_FAILURE() << describe() << ": only JIT column kernels have an output stage";
+      return;
+    }
+    if (stage_.requantize && stage_.to_float && stage_.bias == detail::BiasKind::int32) {
+      ADD_FAILURE() << describe() << ": a float output stage has no int32 bias";
+      return;
+    }
+    if (in_place_ && !(stage_.requantize && stage_.to_float)) {
+      ADD_FAILURE() << describe() << ": only a float output stage writes C in place";
       return;
     }
     if (width() < least_width()) {
@@ -222,9 +238,10 @@ class KernelTester {
 
     std::string stage_failure;
     if (stage_.requantize) {
-      StageCase stage_case(stage(), rows, nr_, out_pad_, c_zero_point_, relu_);
-      stage_case.draw(rng, sums, mult_kind_);
+      StageCase stage_case(stage(), rows, nr_, in_place_ ? ldc_pad_ : out_pad_, c_zero_point_, relu_);
+      stage_case.draw(rng, sums, mult_kind_, in_place_ ? &c : nullptr);
       args.stage = &stage_case.args();
+      if (in_place_) args.c = stage_case.in_place_c();  // C (above) then stays as it was
       run_noting_faults(fn, args, describe());
       stage_failure = stage_case.check();
     } else {
@@ -264,12 +281,14 @@ class KernelTester {
   }
   int width() const { return panel_width_ > 0 ? panel_width_ : least_width(); }
 
-  // The stage as generated: a float bias divides by act_times_w_scale (scalar unless
-  // told); without one the field is unused.
+  // The stage as generated: a float bias into uint8 divides by act_times_w_scale (scalar
+  // unless told), else the field is unused; relu is part of a float output's spec (the
+  // uint8 floor is a runtime value).
   detail::OutputStage stage() const {
     detail::OutputStage st = stage_;
-    if (st.bias != detail::BiasKind::float32) st.act_times_w_scale = StageOperand::absent;
+    if (st.to_float || st.bias != detail::BiasKind::float32) st.act_times_w_scale = StageOperand::absent;
     else if (st.act_times_w_scale == StageOperand::absent) st.act_times_w_scale = StageOperand::scalar;
+    st.relu = st.to_float && relu_;
     return st;
   }
 
@@ -331,6 +350,7 @@ class KernelTester {
   detail::OutputStage stage_{};
   bool relu_ = false;
   int c_zero_point_ = 0, out_pad_ = 3;
+  bool in_place_ = false;
   MultKind mult_kind_ = MultKind::scaled;
 };
 

@@ -91,17 +91,21 @@ class StageCase {
         multiplier_(count(st.multiplier), Guard::after),
         bias_f32_(st.bias == BiasKind::float32 ? nr : 0, Guard::after),
         act_times_w_scale_(count(st.act_times_w_scale), Guard::after),
-        out_(2 * kGuard + size_t(rows - 1) * ld_out_ + nr) {}
+        out_(2 * kGuard + (size_t(rows - 1) * ld_out_ + nr) * elem()) {}
 
   // Draws the operands for the tile's int32 sums (rows x nr, A*B [+ C]) and forms the
-  // expected bytes.
-  void draw(std::mt19937& rng, const std::vector<int32_t>& sums, MultKind kind) {
+  // expected bytes. c_in_place: a float output in C itself (out_pad = ldc_pad): out
+  // starts as a copy of C's buffer (its 16 guard elements, tile and padding), which the
+  // kernel then gets as C (in_place_c()).
+  void draw(std::mt19937& rng, const std::vector<int32_t>& sums, MultKind kind,
+            const std::vector<int32_t>* c_in_place = nullptr) {
     sums_ = sums;
     std::uniform_int_distribution<int32_t> any(INT32_MIN, INT32_MAX), zp(-70000, 70000),
         bias(-(1 << 30), 1 << 30), byte(0, 255), small_zp(1, 255), coin(0, 1), pick(0, 4),
         doubling(0, 2);
     std::uniform_real_distribution<float> fbias(-536870912.0f, 536870912.0f), scale(0.25f, 4.0f),
-        factor(0.5f, 4.0f);
+        factor(0.5f, 4.0f), a_scale(0.001f, 2.0f);
+    a_scale_ = a_scale(rng);
     for (size_t r = 0; r < row_offsets_.size(); ++r) row_offsets_[r] = any(rng);
     for (size_t c = 0; c < col_offsets_.size(); ++c) col_offsets_[c] = any(rng);
     for (size_t c = 0; c < b_zero_point_.size(); ++c) b_zero_point_[c] = zp(rng);
@@ -141,13 +145,18 @@ class StageCase {
       }
     }
 
-    for (uint8_t& x : out_) x = uint8_t(byte(rng));
+    if (c_in_place != nullptr && c_in_place->size() * sizeof(int32_t) == out_.size() && st_.to_float)
+      std::memcpy(out_.data(), c_in_place->data(), out_.size());
+    else if (c_in_place != nullptr)
+      throw std::invalid_argument("StageCase: C in place needs a float output laid out as C");
+    else
+      for (uint8_t& x : out_) x = uint8_t(byte(rng));
     want_ = out_;
     expect();
 
     args_ = detail::OutputStageArgs{};
     args_.out = out_.data() + kGuard;
-    args_.ld_out = ld_out_;
+    args_.ld_out = ld_out_ * int64_t(elem());
     args_.row_offsets = row_offsets_.data();
     args_.col_offsets = col_offsets_.data();
     args_.b_zero_point = b_zero_point_.data();
@@ -159,42 +168,69 @@ class StageCase {
     args_.c_zero_point = c_zero_point_;
     args_.hi = static_cast<float>(255 - c_zero_point_);
     args_.floor = relu_ ? c_zero_point_ : 0;
+    args_.a_scale = a_scale_;
   }
 
   const detail::OutputStageArgs& args() const { return args_; }
+  int32_t* in_place_c() { return reinterpret_cast<int32_t*>(out_.data() + kGuard); }
 
-  // Empty if out holds exactly the expected bytes, else where it does not.
+  // Empty if out holds exactly the expected bytes (floats: bits, or NaN for NaN), else
+  // where it does not.
   std::string check() const {
     int wrong = 0;
     size_t first = 0;
-    for (size_t e = 0; e < out_.size(); ++e)
-      if (out_[e] != want_[e] && wrong++ == 0) first = e;
+    for (size_t i = 0; i < out_.size();) {
+      const size_t n = tile_element(i) ? elem() : 1;
+      bool same = std::memcmp(&out_[i], &want_[i], n) == 0;
+      if (!same && n == 4) same = std::isnan(float_at(out_, i)) && std::isnan(float_at(want_, i));
+      if (!same && wrong++ == 0) first = i;
+      i += n;
+    }
     if (wrong == 0) return "";
     std::ostringstream s;
-    s << wrong << " wrong bytes of out; first ";
+    s << wrong << " wrong bytes or elements of out; first ";
     const int64_t rel = int64_t(first) - kGuard, tile = int64_t(out_.size()) - 2 * kGuard;
+    const int64_t row_bytes = ld_out_ * int64_t(elem());
     if (rel < 0 || rel >= tile) {
       s << "a guard byte " << (rel < 0 ? rel : rel - tile) << (rel < 0 ? " before out" : " after out");
-    } else if (rel % ld_out_ >= nr_) {
-      s << "row padding of out row " << rel / ld_out_ << ", byte " << rel % ld_out_;
+    } else if (!tile_element(first)) {
+      s << "row padding of out row " << rel / row_bytes << ", byte " << rel % row_bytes;
     } else {
-      const int r = int(rel / ld_out_), c = int(rel % ld_out_);
+      const int r = int(rel / row_bytes), c = int(rel % row_bytes) / int(elem());
       s << "out[" << r << "][" << c << "] (sum " << sums_[size_t(r) * nr_ + c] << ", x before the multiplier "
         << pre_[size_t(r) * nr_ + c] << ", multiplier " << multiplier_[q(c)];
+      if (st_.to_float) s << ", a_scale " << a_scale_;
       if (st_.col_offsets) s << ", a_zero_point " << a_zero_point_;
       s << ")";
     }
-    s << " = " << int(out_[first]) << ", expected " << int(want_[first]);
+    s.precision(9);
+    if (tile_element(first) && st_.to_float)
+      s << " = " << float_at(out_, first) << ", expected " << float_at(want_, first);
+    else
+      s << " = " << int(out_[first]) << ", expected " << int(want_[first]);
     return s.str();
   }
 
  private:
   static constexpr int kGuard = 64;
 
+  size_t elem() const { return st_.to_float ? sizeof(float) : 1; }
+  // Whether byte i of out starts an element of the tile.
+  bool tile_element(size_t i) const {
+    const int64_t rel = int64_t(i) - kGuard, row_bytes = ld_out_ * int64_t(elem());
+    return rel >= 0 && rel < int64_t(out_.size()) - 2 * kGuard && rel % int64_t(elem()) == 0 &&
+           rel % row_bytes / int64_t(elem()) < nr_;
+  }
+  static float float_at(const std::vector<uint8_t>& bytes, size_t i) {
+    float x;
+    std::memcpy(&x, &bytes[i], sizeof x);
+    return x;
+  }
   int count(StageOperand o) const { return o == StageOperand::lanes ? nr_ : o == StageOperand::scalar ? 1 : 0; }
   size_t q(int c) const { return multiplier_.size() == 1 ? 0 : size_t(c); }
 
-  // (float)raw [+ bias_f32 / act_times_w_scale], raw (modulo 2^32) with the int32 bias.
+  // (float)raw [+ bias_f32 / act_times_w_scale], raw (modulo 2^32) with the int32 bias;
+  // float output: (float)raw.
   float before_multiplier(int r, int c) const {
     uint32_t raw = uint32_t(sums_[size_t(r) * nr_ + c]);
     if (st_.bias == BiasKind::int32) raw += uint32_t(bias_i32_[c]);
@@ -202,13 +238,13 @@ class StageCase {
     if (st_.b_zero_point != StageOperand::absent)
       raw -= uint32_t(b_zero_point_[b_zero_point_.size() == 1 ? 0 : c]) * uint32_t(row_offsets_[r]);
     float x = static_cast<float>(static_cast<int32_t>(raw));
-    if (st_.bias == BiasKind::float32)
+    if (st_.bias == BiasKind::float32 && !st_.to_float)
       x = x + bias_f32_[c] / act_times_w_scale_[act_times_w_scale_.size() == 1 ? 0 : c];
     return x;
   }
 
   // want_ = ref::requantize_u8 element by element (every per-group operand spread to one
-  // value per column, OUT_CHANNEL), 255 where x is NaN.
+  // value per column, OUT_CHANNEL), 255 where x is NaN; or ref::requantize_f32.
   void expect() {
     const auto spread = [&](const auto& src, auto absent_value) {
       std::vector<decltype(absent_value)> v(size_t(nr_), absent_value);
@@ -225,6 +261,16 @@ class StageCase {
     p.Aq_zero_point = a_zero_point_;
     p.Bq_zero_point = b_zero_point.data();
     p.col_offsets = st_.col_offsets ? col_offsets_.data() : nullptr;
+    if (st_.to_float) {
+      p.row_offsets = row_offsets_.size() > 0 ? row_offsets_.data() : nullptr;
+      std::vector<float> tile(size_t(rows_ - 1) * ld_out_ + nr_);
+      ref::requantize_f32(tile.data(), sums_.data(), block_type_t{0, rows_, 0, nr_}, ld_out_, nr_, p, a_scale_,
+                          multiplier.data(), st_.bias == BiasKind::float32 ? bias_f32_.data() : nullptr, relu_);
+      for (int r = 0; r < rows_; ++r)
+        std::memcpy(&want_[kGuard + size_t(r) * ld_out_ * sizeof(float)], &tile[size_t(r) * ld_out_],
+                    size_t(nr_) * sizeof(float));
+      return;
+    }
     uint8_t* out = want_.data() + kGuard;
     for (int r = 0; r < rows_; ++r)
       for (int c = 0; c < nr_; ++c) {
@@ -249,6 +295,7 @@ class StageCase {
   int rows_, nr_, ld_out_, c_zero_point_;
   bool relu_;
   int32_t a_zero_point_ = 0;
+  float a_scale_ = 1.0f;
   GuardedArray<int32_t> row_offsets_, col_offsets_, b_zero_point_, bias_i32_;
   GuardedArray<float> multiplier_, bias_f32_, act_times_w_scale_;
   std::vector<uint8_t> out_, want_;
