@@ -1,7 +1,8 @@
 // Every JIT column micro-kernel with a requantizing output stage (src/cpu/output_stage.h),
 // run on its own through KernelTester (kernel_tester.h) and checked byte for byte against
-// quire::ref::requantize_u8 of its int32 sums, with sentinels around and between the
-// uint8 rows, C checked unwritten, and every stage operand ending at a PROT_NONE page:
+// quire::ref::requantize_u8 (or requantize_f32) of its int32 sums, with sentinels around
+// and between the output rows, C checked unwritten, and every stage operand ending at a
+// PROT_NONE page:
 //   every path the CPU has x every kernel form the path has (exact; saturating acc16,
 //   whose stage applies after the fold; pair-safe with pair-bounded B where the path has
 //   no VNNI)
@@ -11,7 +12,9 @@
 //   - EveryStage: every operand form x c_zero_point x relu on the full tile and on a
 //     tile whose last vector is masked;
 //   - SpecialMultipliers: multipliers of 0, negative, +inf, NaN and a lane-wise mix,
-//     scalar and per lane, on a few tiles.
+//     scalar and per lane, on a few tiles;
+//   - FloatOutput: ReQuantizeForFloat's stage (floats against ref::requantize_f32), the
+//     output in C itself on a quarter of the calls.
 // A tile without a stage kernel (its registers leave the stage no room; the driver then
 // stores int32 and runs the epilogue) is skipped, and the skipped tiles are listed.
 #include <gtest/gtest.h>

@@ -25,12 +25,14 @@
 // get B of that kind unless told otherwise.
 //
 // With requantize(true) the kernel carries a requantizing output stage
-// (src/cpu/output_stage.h): it must write uint8 to `out` (rows nr + out_pad bytes apart, 64 sentinel bytes before and
-// after, sentinel row padding) with exactly the bytes of quire::ref::requantize_u8 applied
-// to those sums (a NaN x gives 255, as the epilogue; the reference leaves it undefined),
-// and leave C as it was. The stage's per-column and per-row arrays hold exactly nr (or 1,
-// or the rows) values and end where a PROT_NONE page begins (guard_alloc.h), so a read
-// past them faults: AddressSanitizer does not see the loads of JIT code.
+// (src/cpu/output_stage.h): it must write uint8 to `out` (rows nr + out_pad bytes apart,
+// 64 sentinel bytes before and after, sentinel row padding) with exactly the bytes of
+// quire::ref::requantize_u8 applied to those sums (a NaN x gives 255, as the epilogue;
+// the reference leaves it undefined), and leave C as it was; with to_float(true), the
+// floats of ref::requantize_f32 (in C itself with in_place(true)). The stage's per-column
+// and per-row arrays hold exactly nr (or 1, or the rows) values and end where a PROT_NONE
+// page begins (guard_alloc.h), so a read past them faults: AddressSanitizer does not see
+// the loads of JIT code (stage_operands.h).
 //
 // Test() skips (GTEST_SKIP naming the missing CPU features) on a path the CPU lacks, and
 // records at most one failure per call, naming the configuration and the first wrong

@@ -1,8 +1,8 @@
 // The operands and the expected bytes of one call of a kernel with a requantizing output
 // stage (src/cpu/output_stage.h), for KernelTester (kernel_tester.h):
-//   out   rows of nr bytes, ld_out = nr + out_pad apart, 64 sentinel bytes before and after
-//         and sentinel row padding (random bytes, so a stray store of a computed value is
-//         unlikely to match them);
+//   out   rows of nr uint8 (or float), ld_out = nr + out_pad elements apart, 64 sentinel
+//         bytes before and after and sentinel row padding (random bytes, so a stray store
+//         of a computed value is unlikely to match them);
 //   row_offsets (rows), col_offsets, b_zero_point, multiplier, bias_i32, bias_f32,
 //   act_times_w_scale (nr values, or 1 for a scalar operand), each ending where a
 //         PROT_NONE page begins: a JIT kernel's read past one faults, which
@@ -13,7 +13,9 @@
 // values they multiply so that the results spread past both bounds (half of them powers
 // of two, whose products end in .5 and test the rounding half to even). The expected
 // byte is quire::ref::requantize_u8's, except where x is NaN (0 * inf, a NaN multiplier):
-// 255, as the epilogue gives (the reference's conversion of NaN is undefined).
+// 255, as the epilogue gives (the reference's conversion of NaN is undefined). A float
+// output (multiplier: b_scale; a_scale in [0.001, 2]) must hold ref::requantize_f32's
+// floats bit for bit, any NaN matching any NaN.
 #pragma once
 
 #include <signal.h>
