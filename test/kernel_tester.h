@@ -6,7 +6,9 @@
 //       .accumulate(true).Test();
 //
 // The operands are laid out exactly as docs/kernel-contract.md specifies and sized to
-// exactly what it lets a kernel touch, so ASan catches a read past them:
+// exactly what it lets a kernel touch; A and B end where a PROT_NONE page begins
+// (guard_alloc.h), so a kernel's read past them faults (ASan sees only the portable
+// kernel's loads, never those of generated code):
 //   A  m_panels*mr rows, lda = 4*k4 + lda_pad bytes apart; each row holds k values, zeros
 //      up to 4*k4 (the K tail), then lda_pad garbage bytes; the last row ends at 4*k4.
 //   B  one panel of W columns, k4 steps of 4W bytes; lane j of step t holds B[4t..4t+3][j]
@@ -17,10 +19,20 @@
 //   C  m_panels*mr rows of nr int32, ldc = nr + ldc_pad apart, between two guard zones;
 //      every element outside the tile (guards and row padding) holds a sentinel that must
 //      survive the call.
-// The expected C is exact (C = A*B, or C += A*B with accumulate) except for the acc16
-// kernels, which follow the saturating model of docs/acc16.md over one window (one call
-// is one K block). Pair-safe kernels are exact only for B within the pair bound, so they
+// The expected C is exact (C = A*B, or C += A*B with accumulate, modulo 2^32) except for
+// the acc16 kernels, which follow the saturating model of docs/acc16.md over one window
+// (one call is one K block). Pair-safe kernels are exact only for B within the pair bound, so they
 // get B of that kind unless told otherwise.
+//
+// With requantize(true) the kernel carries a requantizing output stage
+// (src/cpu/output_stage.h): it must write uint8 to `out` (rows nr + out_pad bytes apart,
+// 64 sentinel bytes before and after, sentinel row padding) with exactly the bytes of
+// quire::ref::requantize_u8 applied to those sums (a NaN x gives 255, as the epilogue;
+// the reference leaves it undefined), and leave C as it was; with to_float(true), the
+// floats of ref::requantize_f32 (in C itself with in_place(true)). The stage's per-column
+// and per-row arrays hold exactly nr (or 1, or the rows) values and end where a PROT_NONE
+// page begins (guard_alloc.h), so a read past them faults: AddressSanitizer does not see
+// the loads of JIT code (stage_operands.h).
 //
 // Test() skips (GTEST_SKIP naming the missing CPU features) on a path the CPU lacks, and
 // records at most one failure per call, naming the configuration and the first wrong
@@ -40,6 +52,7 @@
 
 #include "../src/cpu/isa_record.h"
 #include "../src/jit/kernel_cache.h"
+#include "stage_operands.h"
 #include "test_util.h"
 
 namespace quire::test {
@@ -82,6 +95,24 @@ class KernelTester {
   KernelTester& b_kind(BKind v) { b_kind_ = v; b_kind_set_ = true; return *this; }
   KernelTester& seed(uint32_t v) { seed_ = v; return *this; }
 
+  // The requantizing output stage (OutputStage fields; act_times_w_scale defaults to
+  // scalar for a float bias into uint8) and its runtime values. to_float: ReQuantizeForFloat's
+  // stage (multiplier is b_scale; bias none or float32; relu is max(., 0.0f)).
+  KernelTester& requantize(bool v) { stage_.requantize = v; return *this; }
+  KernelTester& to_float(bool v) { stage_.to_float = v; return *this; }
+  KernelTester& col_offsets(bool v) { stage_.col_offsets = v; return *this; }  // a_zero_point != 0
+  KernelTester& b_zero_point(StageOperand v) { stage_.b_zero_point = v; return *this; }
+  KernelTester& multiplier(StageOperand v) { stage_.multiplier = v; return *this; }
+  KernelTester& bias(detail::BiasKind v) { stage_.bias = v; return *this; }
+  KernelTester& act_times_w_scale(StageOperand v) { stage_.act_times_w_scale = v; return *this; }
+  KernelTester& relu(bool v) { relu_ = v; return *this; }  // uint8: floor = c_zero_point
+  KernelTester& c_zero_point(int v) { c_zero_point_ = v; return *this; }
+  KernelTester& mult_kind(MultKind v) { mult_kind_ = v; return *this; }
+  KernelTester& out_pad(int v) { out_pad_ = v; return *this; }  // ld_out = nr + out_pad elements
+  // Float output in C itself (ld_out = ldc), as engines pass it: C is read (accumulate)
+  // before the panel's floats are written over it.
+  KernelTester& in_place(bool v) { in_place_ = v; return *this; }
+
   std::string describe() const {
     std::ostringstream s;
     s << detail::traits(isa_).name << (narrow_ ? " narrow" : "") << (acc16_ ? " acc16" : "")
@@ -89,7 +120,28 @@ class KernelTester {
       << " m_panels=" << m_panels_ << " lda_pad=" << lda_pad_ << " ldc_pad=" << ldc_pad_
       << " b_offset=" << b_offset_ << " W=" << width() << " accumulate=" << accumulate_
       << " b=" << b_kind_name(b_kind_) << " seed=" << seed_;
+    if (stage_.requantize) {
+      const detail::OutputStage st = stage();
+      s << (st.to_float ? " | f32" : " | u8") << " col_offsets=" << st.col_offsets << " b_zero_point=" << operand_name(st.b_zero_point)
+        << " multiplier=" << operand_name(st.multiplier) << "/" << mult_kind_name(mult_kind_)
+        << " bias=" << bias_name(st.bias);
+      if (st.act_times_w_scale != StageOperand::absent) s << "/" << operand_name(st.act_times_w_scale);
+      s << " relu=" << relu_;
+      if (!st.to_float) s << " c_zero_point=" << c_zero_point_;
+      if (in_place_) s << " in_place";
+      else s << " out_pad=" << out_pad_;
+    }
     return s.str();
+  }
+
+  // Whether the path generates this kernel (a requantizing stage needs room in the
+  // registers: jit::kernel refuses other tiles). Generates and caches it.
+  bool Generates() const {
+    try {
+      return kernel() != nullptr;
+    } catch (const std::invalid_argument&) {
+      return false;
+    }
   }
 
   void Test() const {
@@ -101,6 +153,18 @@ class KernelTester {
     }
     if (acc16_ && !detail::traits(isa_).acc16_saturates) {
       ADD_FAILURE() << describe() << ": acc16 runs the exact kernels on this path; test those";
+      return;
+    }
+    if (stage_.requantize && (narrow_ || detail::traits(isa_).vector_bytes == 0)) {
+      ADD_FAILURE() << describe() << ": only JIT column kernels have an output stage";
+      return;
+    }
+    if (stage_.requantize && stage_.to_float && stage_.bias == detail::BiasKind::int32) {
+      ADD_FAILURE() << describe() << ": a float output stage has no int32 bias";
+      return;
+    }
+    if (in_place_ && !(stage_.requantize && stage_.to_float)) {
+      ADD_FAILURE() << describe() << ": only a float output stage writes C in place";
       return;
     }
     if (width() < least_width()) {
@@ -125,33 +189,40 @@ class KernelTester {
     for (int i = 0; i < rows; ++i)
       for (int q = 0; q < k_; ++q)
         a_logical[size_t(i) * 4 * k4 + q] = quarter(rng) == 0 ? 255 : uint8_t(byte(rng));
-    std::vector<uint8_t> a(size_t(rows - 1) * lda + 4 * k4);
+    GuardedArray<uint8_t> a(size_t(rows - 1) * lda + 4 * k4, Guard::after);
     for (int i = 0; i < rows; ++i)
       for (int64_t q = 0; q < (i + 1 < rows ? lda : 4 * k4); ++q)
         a[i * lda + q] = q < 4 * k4 ? a_logical[size_t(i) * 4 * k4 + q] : uint8_t(byte(rng));
 
     // Logical B (4*k4 x W, zero past k in the slice's columns) packed into one panel.
     const std::vector<int8_t> b_logical = draw_b(rng, k4, W);
-    std::vector<int8_t> b(size_t(k4) * 4 * W);
+    GuardedArray<int8_t> b(size_t(k4) * 4 * W, Guard::after);
     for (int kk = 0; kk < 4 * k4; ++kk)
       for (int j = 0; j < W; ++j)
         b[size_t(kk / 4) * 4 * W + size_t(j) * 4 + kk % 4] = b_logical[size_t(kk) * W + j];
 
     // C between guards; the tile's start values matter only with accumulate. They stay
-    // well inside int32 so that C + A*B cannot overflow (the portable kernel adds as int).
+    // well inside int32 for the int32 store (the portable kernel adds as int); a
+    // requantizing kernel gets any int32 (its sums wrap, as the stage's formula says).
     constexpr int kGuard = 16;
     constexpr int32_t kSentinel = 0x5a5a5a5a;
     std::vector<int32_t> c(kGuard + size_t(rows - 1) * ldc + nr_ + kGuard, kSentinel);
-    std::uniform_int_distribution<int32_t> start(-1000000, 1000000);
+    std::uniform_int_distribution<int32_t> start(-1000000, 1000000), any(INT32_MIN, INT32_MAX);
     for (int i = 0; i < rows; ++i)
-      for (int j = 0; j < nr_; ++j) c[kGuard + i * ldc + j] = start(rng);
-    std::vector<int32_t> want = c;
+      for (int j = 0; j < nr_; ++j) c[kGuard + i * ldc + j] = stage_.requantize ? any(rng) : start(rng);
+    // The tile's int32 sums, A*B [+ C] modulo 2^32.
+    std::vector<int32_t> sums(size_t(rows) * nr_);
     for (int i = 0; i < rows; ++i)
       for (int j = 0; j < nr_; ++j) {
         const int32_t dot = reference_dot(&a_logical[size_t(i) * 4 * k4], b_logical, W, b_offset_ + j, k4);
-        int32_t& w = want[kGuard + i * ldc + j];
-        w = accumulate_ ? w + dot : dot;
+        const uint32_t before = accumulate_ ? uint32_t(c[kGuard + i * ldc + j]) : 0;
+        sums[size_t(i) * nr_ + j] = int32_t(before + uint32_t(dot));
       }
+    // The int32 store writes the sums; a requantizing kernel only reads C.
+    std::vector<int32_t> want = c;
+    if (!stage_.requantize)
+      for (int i = 0; i < rows; ++i)
+        for (int j = 0; j < nr_; ++j) want[kGuard + i * ldc + j] = sums[size_t(i) * nr_ + j];
 
     detail::MicroKernelArgs args{};
     args.a = a.data();
@@ -166,13 +237,27 @@ class KernelTester {
     args.accumulate = accumulate_;
     args.mr = mr_;
     args.nr = nr_;
-    fn(&args);
+
+    std::string stage_failure;
+    if (stage_.requantize) {
+      StageCase stage_case(stage(), rows, nr_, in_place_ ? ldc_pad_ : out_pad_, c_zero_point_, relu_);
+      stage_case.draw(rng, sums, mult_kind_, in_place_ ? &c : nullptr);
+      args.stage = &stage_case.args();
+      if (in_place_) args.c = stage_case.in_place_c();  // C (above) then stays as it was
+      run_noting_faults(fn, args, describe());
+      stage_failure = stage_case.check();
+    } else {
+      run_noting_faults(fn, args, describe());
+    }
 
     int wrong = 0;
     size_t first = 0;
     for (size_t e = 0; e < c.size(); ++e)
       if (c[e] != want[e] && wrong++ == 0) first = e;
-    if (wrong == 0) return;
+    if (wrong == 0) {
+      if (!stage_failure.empty()) ADD_FAILURE() << describe() << ": " << stage_failure;
+      return;
+    }
     std::ostringstream where;
     const int64_t rel = int64_t(first) - kGuard;
     if (rel < 0 || rel >= int64_t(c.size()) - 2 * kGuard) {
@@ -183,8 +268,9 @@ class KernelTester {
     } else {
       where << "C[" << rel / ldc << "][" << rel % ldc << "]";
     }
-    ADD_FAILURE() << describe() << ": " << wrong << " wrong int32 elements; first " << where.str()
-                  << " = " << c[first] << ", expected " << want[first];
+    ADD_FAILURE() << describe() << ": " << wrong << " wrong int32 elements"
+                  << (stage_.requantize ? " (a requantizing kernel must not write C)" : "")
+                  << "; first " << where.str() << " = " << c[first] << ", expected " << want[first];
   }
 
  private:
@@ -197,12 +283,23 @@ class KernelTester {
   }
   int width() const { return panel_width_ > 0 ? panel_width_ : least_width(); }
 
+  // The stage as generated: a float bias into uint8 divides by act_times_w_scale (scalar
+  // unless told), else the field is unused; relu is part of a float output's spec (the
+  // uint8 floor is a runtime value).
+  detail::OutputStage stage() const {
+    detail::OutputStage st = stage_;
+    if (st.to_float || st.bias != detail::BiasKind::float32) st.act_times_w_scale = StageOperand::absent;
+    else if (st.act_times_w_scale == StageOperand::absent) st.act_times_w_scale = StageOperand::scalar;
+    st.relu = st.to_float && relu_;
+    return st;
+  }
+
   // Pair-safe kernels are reached only through the code cache (the record's entry has no
   // pair-safe request); every other kernel through the record, as the driver reaches it.
   detail::MicroKernelFn kernel() const {
-    if (pair_safe_) return jit::kernel(jit::KernelSpec{isa_, mr_, nr_, narrow_, acc16_, true});
+    if (pair_safe_) return jit::kernel(jit::KernelSpec{isa_, mr_, nr_, narrow_, acc16_, true, stage()});
     const detail::MicroKernelFn fn =
-        detail::isa_record(isa_).kernel(detail::KernelRequest{mr_, nr_, narrow_, acc16_});
+        detail::isa_record(isa_).kernel(detail::KernelRequest{mr_, nr_, narrow_, acc16_, stage()});
     if (fn == nullptr) throw std::invalid_argument("the record's kernel entry returned null");
     return fn;
   }
@@ -252,6 +349,11 @@ class KernelTester {
   BKind b_kind_ = BKind::full;
   bool b_kind_set_ = false;
   uint32_t seed_ = 1;
+  detail::OutputStage stage_{};
+  bool relu_ = false;
+  int c_zero_point_ = 0, out_pad_ = 3;
+  bool in_place_ = false;
+  MultKind mult_kind_ = MultKind::scaled;
 };
 
 }  // namespace quire::test
