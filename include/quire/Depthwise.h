@@ -35,7 +35,10 @@ class PackedDepthWiseConvMatrix {
   void unpack(int8_t* unpacked_data) const;
   // Index in PackedMat() of weight (channel r, tap c).
   int addr(int r, int c) const;
-  // Bytes of the packed form: ceil(OC / 64) blocks x ceil(kernel_prod / 4) quads x 256.
+  // Bytes of the packed quads (what PackedMat() and addr() index): ceil(OC / 64) blocks x
+  // ceil(kernel_prod / 4) quads x 256. A 3x3 kernel with OC a multiple of 16 also keeps,
+  // after them, the column weights of the avx512_vnni row kernel (docs/convolution.md),
+  // which this does not count.
   static int64_t packedBytes(int OC, int kernel_prod);
 
  private:

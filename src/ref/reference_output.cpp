@@ -49,8 +49,10 @@ void requantize_u8(uint8_t* out, const int32_t* inp, const block_type_t& block, 
         x = static_cast<float>(static_cast<int32_t>(sum)) * C_multiplier[q];
       }
       // nearbyint of a float that large is still exact in double; clamping in double
-      // keeps the conversion to an integer defined for any finite x.
-      const double rounded = std::nearbyint(static_cast<double>(x)) + C_zero_point;
+      // keeps the conversion to an integer defined for any finite x. NaN (a NaN or
+      // infinite multiplier) maps to 255, as in every vector routine and kernel.
+      const double rounded =
+          std::isnan(x) ? 255.0 : std::nearbyint(static_cast<double>(x)) + C_zero_point;
       const double lo = fuse_relu ? C_zero_point : 0;
       out[int64_t{block.row_start + r} * ld_out + j] =
           static_cast<uint8_t>(std::clamp(rounded, lo, 255.0));

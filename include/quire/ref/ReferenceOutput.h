@@ -33,6 +33,7 @@ int32_t corrected_raw(const QuantParams& p, int32_t inp, int r, int j);
 //   x = (float)(raw + bias[j]) * C_multiplier[q]                          (BiasT int32_t)
 //   x = ((float)raw + bias[j] / act_times_w_scale[q]) * C_multiplier[q]   (BiasT float)
 //   x = (float)raw * C_multiplier[q]                                      (bias null)
+// (x NaN: 255, what the vector routines give).
 template <class BiasT>
 void requantize_u8(uint8_t* out, const int32_t* inp, const block_type_t& block, int ld_out,
                    int ld_in, const QuantParams& p, const float* C_multiplier,
