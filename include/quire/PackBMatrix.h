@@ -36,7 +36,7 @@ class PackBMatrix final : public PackMatrix<PackBMatrix<T, accT>, T, accT> {
     this->brow_ = this->params_.KCB;
     this->bcol_ = this->params_.NR;
     this->packedBlock(block_type_t{0, layout_.k_per_group, 0, layout_.n});
-    this->allocate_if_needed(layout_.allocation_bytes());
+    this->allocate_if_needed(layout_.allocation_bytes(), true);
     detail::pack_b(layout_, trans, smat, ld, this->buf_);
     pair_safe_ = detail::pair_safe_panels(layout_, this->buf_);
   }
@@ -133,7 +133,7 @@ class PackBMatrix final : public PackMatrix<PackBMatrix<T, accT>, T, accT> {
     this->brow_ = this->params_.KCB;
     this->bcol_ = layout.panel_width;
     this->packedBlock(block_type_t{0, layout_.k_per_group, 0, layout_.n});
-    this->allocate_if_needed(layout_.allocation_bytes());
+    this->allocate_if_needed(layout_.allocation_bytes(), true);
   }
 
   matrix_op_t trans_;

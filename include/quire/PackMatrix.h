@@ -16,6 +16,7 @@
 #include "quire/PackingTraits.h"
 #include "quire/Types.h"
 #include "quire/Utils.h"
+#include "quire/detail/StreamedAlloc.h"
 #include "quire/detail/Blocking.h"
 #include "quire/detail/Check.h"
 
@@ -113,9 +114,12 @@ class PackMatrix {
   }
 
   // Allocates the packed buffer when the caller did not pass one.
-  void allocate_if_needed(int64_t bytes) {
+  // streamed: weights every call reads end to end (detail/StreamedAlloc.h).
+  void allocate_if_needed(int64_t bytes, bool streamed = false) {
     if (buf_ == nullptr) {
-      buf_ = static_cast<inpType*>(fbgemmAlignedAlloc(64, static_cast<size_t>(bytes), true));
+      const auto n = static_cast<size_t>(bytes);
+      buf_ = static_cast<inpType*>(streamed ? detail::allocate_streamed(n)
+                                            : fbgemmAlignedAlloc(64, n, true));
       bufAllocatedHere_ = true;
     }
   }

@@ -6,30 +6,17 @@
 #include <stdexcept>
 #include <string>
 
-#include <sys/mman.h>
-
 #include "quire/Int4Gemm.h"
 #include "quire/detail/Check.h"
 #include "quire/detail/Int4Layout.h"
+#include "quire/detail/StreamedAlloc.h"
 
 namespace quire {
 namespace detail {
 
 void AlignedBytes::allocate(int64_t bytes) {
-  // Buffers of 2 MiB or more (the codes of any layer worth streaming) go in 2 MiB pages
-  // where the kernel grants them (transparent huge pages in "madvise" or "always" mode):
-  // a layer streamed from memory then costs one TLB miss per 2 MiB instead of one per
-  // 4 KiB. Zen 4, M = 1, caches flushed: 4096 x 4096 at 33 GB/s against 25 in 4 KiB
-  // pages, 11008 x 4096 at 27 against 21 (docs/int4.md).
-  constexpr size_t kHugePage = size_t{2} << 20;
   const size_t n = (static_cast<size_t>(bytes) + 64 + 63) / 64 * 64;
-  const bool huge = n >= kHugePage;
-  const size_t alloc = huge ? (n + kHugePage - 1) / kHugePage * kHugePage : n;
-  void* p = std::aligned_alloc(huge ? kHugePage : 64, alloc);
-  if (p == nullptr) throw std::bad_alloc();
-#ifdef MADV_HUGEPAGE
-  if (huge) madvise(p, alloc, MADV_HUGEPAGE);  // advice only: failure leaves 4 KiB pages
-#endif
+  void* p = allocate_streamed(n);
   std::memset(p, 0, n);
   ptr.reset(static_cast<uint8_t*>(p));
   size = bytes;
