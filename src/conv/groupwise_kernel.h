@@ -27,6 +27,9 @@
 namespace quire::conv {
 namespace {
 
+// Every register array below is indexed only by unrolled loops over P: an index known
+// only at run time (such as the count of pixels left) puts the array in memory, and the
+// accumulators then go through the stack on every tap.
 template <class S, int CG, int P, bool ROW, bool FBIAS>
 void groupwise_run(const DirectArgs& a) {
   using I = typename S::I;
@@ -57,13 +60,15 @@ void groupwise_run(const DirectArgs& a) {
   std::fill_n(ones_bytes, S::kBytes, int8_t{1});
   const auto ones = S::Dot::weights(S::load_raw(ones_bytes));
 
+  // tp[t * P + p]: tap t of pixel p, so that one tap's P pointers are adjacent.
   std::vector<const uint8_t*> tp(static_cast<size_t>(P) * taps);
   TapWalker walker(g, a.A, a.zp_row, a.pixel_begin, taps);
   for (int64_t px0 = a.pixel_begin; px0 < a.pixel_end; px0 += P) {
     const int np = static_cast<int>(std::min<int64_t>(P, a.pixel_end - px0));
     for (int p = 0; p < P; ++p) {
       // Pixels past the end repeat the last one; their results are not stored.
-      std::copy_n(walker.taps(), taps, tp.begin() + static_cast<size_t>(p) * taps);
+      const uint8_t* const* src = walker.taps();
+      for (int t = 0; t < taps; ++t) tp[static_cast<size_t>(t) * P + p] = src[t];
       if (p + 1 < np) walker.next();
     }
     for (int v = 0; v < nvec; ++v) {
@@ -73,18 +78,25 @@ void groupwise_run(const DirectArgs& a) {
       I acc[P], half_rs[P];
       __m128i rs[P];
       const I col = S::load(a.q.col_term + v * L);
+#pragma GCC unroll 16
       for (int p = 0; p < P; ++p) {
         acc[p] = col;
         half_rs[p] = S::zeroi();
         rs[p] = _mm_setzero_si128();
       }
-      for (int t = 0; t < taps; ++t) {
+      const uint8_t* const* tq = tp.data();
+      for (int t = 0; t < taps; ++t, tq += P) {
         I b[P];
-        for (int p = 0; p < P; ++p) b[p] = S::bcast16(tp[p * taps + t] + base, n_in);
-        if constexpr (ROW && !kHalf)
+#pragma GCC unroll 16
+        for (int p = 0; p < P; ++p) b[p] = S::bcast16(tq[p] + base, n_in);
+        if constexpr (ROW && !kHalf) {
+#pragma GCC unroll 16
           for (int p = 0; p < P; ++p) rs[p] = S::row_dot(rs[p], b[p]);
+        }
+#pragma GCC unroll 4
         for (int d = 0; d < DQ; ++d) {
           const auto wd = S::Dot::weights(S::load_raw(w + (t * DQ + d) * 64));
+#pragma GCC unroll 16
           for (int p = 0; p < P; ++p) {
             const I x = S::shuffle_bytes(b[p], ctrl[d]);
             acc[p] = S::Dot::dot(acc[p], x, wd);
@@ -96,7 +108,9 @@ void groupwise_run(const DirectArgs& a) {
       const typename S::F mult = S::loadf(a.q.mult + v * L);
       const typename S::F fbias = FBIAS ? S::loadf(a.q.fbias + v * L) : S::zerof();
       const I b_zp = ROW ? S::load(a.q.b_zp + v * L) : S::zeroi();
-      for (int p = 0; p < np; ++p) {
+#pragma GCC unroll 16
+      for (int p = 0; p < P; ++p) {
+        if (p >= np) break;
         I raw = acc[p];
         if constexpr (ROW && kHalf) {
           raw = S::subi(raw, S::mullo(b_zp, half_rs[p]));
