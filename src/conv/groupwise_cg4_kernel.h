@@ -76,7 +76,8 @@ void groupwise_cg4_run(const DirectArgs& a) {
   const auto ones = S::Dot::weights(S::load_raw(ones_bytes));
   const I order = GroupwiseTranspose<S>::control();
 
-  // tp[t * P + p]: tap t of pixel p.
+  // tp[p * taps + t]: tap t of pixel p, copied whole from the walker (gathering single
+  // pointers from the vector it has just stored stalls on store forwarding).
   std::vector<const uint8_t*> tp(static_cast<size_t>(P) * taps);
   TapWalker walker(g, a.A, a.zp_row, a.pixel_begin, taps);
   for (int64_t px0 = a.pixel_begin; px0 < a.pixel_end; px0 += P) {
@@ -84,7 +85,7 @@ void groupwise_cg4_run(const DirectArgs& a) {
     for (int p = 0; p < P; ++p) {
       // Pixels past the end repeat the last one; their results are not stored.
       const uint8_t* const* src = walker.taps();
-      for (int t = 0; t < taps; ++t) tp[static_cast<size_t>(t) * P + p] = src[t];
+      std::copy_n(src, taps, tp.data() + static_cast<size_t>(p) * taps);
       if (p + 1 < np) walker.next();
     }
     for (int b = 0; b < blocks; ++b) {
@@ -98,14 +99,15 @@ void groupwise_cg4_run(const DirectArgs& a) {
         rs[p] = S::zeroi();
       }
       const uint8_t* const* tq = tp.data();
-      for (int t = 0; t < taps; ++t, tq += P) {
+      for (int t = 0; t < taps; ++t, ++tq) {
         const auto w0 = S::Dot::weights(S::load_raw(w + (t * 4 + 0) * BLOCK));
         const auto w1 = S::Dot::weights(S::load_raw(w + (t * 4 + 1) * BLOCK));
         const auto w2 = S::Dot::weights(S::load_raw(w + (t * 4 + 2) * BLOCK));
         const auto w3 = S::Dot::weights(S::load_raw(w + (t * 4 + 3) * BLOCK));
 #pragma GCC unroll 16
         for (int p = 0; p < P; ++p) {
-          const I x = n == BLOCK ? S::load_raw(tq[p] + base) : S::load_channels(tq[p] + base, n);
+          const uint8_t* in = tq[p * taps] + base;
+          const I x = n == BLOCK ? S::load_raw(in) : S::load_channels(in, n);
           acc[p][0] = S::Dot::dot(acc[p][0], x, w0);
           acc[p][1] = S::Dot::dot(acc[p][1], x, w1);
           acc[p][2] = S::Dot::dot(acc[p][2], x, w2);
