@@ -1,4 +1,4 @@
-// The store of groupwise_cg4_kernel.h: four requantized vectors r[o] (lane j: output
+// The store of groupwise_dword_kernel.h: four requantized vectors r[o] (lane j: output
 // channel 4 j + o) to the bytes of a pixel's channels in order. The in-lane packs leave
 // each 16-byte lane as r[0..3]'s four bytes one after another (byte 4 o + i holds
 // channel 4 i + o of the lane); one in-lane byte shuffle transposes that 4 x 4. For the

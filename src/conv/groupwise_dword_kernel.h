@@ -1,15 +1,17 @@
-// The groupwise kernel for 4 channels per group (ResNeXt's shape) without byte shuffles,
-// over a vector vocabulary S (simd_conv_*.h) with L int32 lanes.
+// The groupwise kernel for 2 and 4 channels per group (a group's inputs within one
+// dword; ResNeXt's shape is 4) without byte shuffles, over a vector vocabulary S
+// (simd_conv_*.h) with L int32 lanes.
 //
-// A block is L groups, 4 L channels: one plain load of a pixel's block gives lane j the
-// dword of group j's four input channels, which is what every output channel o of that
-// group reads. So the block keeps four accumulators, one per o (lane j: output channel
-// 4 j + o), and each tap is one load and four dot products (S::Dot) with weights laid out
-// for it; a fifth dot product with ones gives lane j its group's row sum (nonzero B zero
-// points). groupwise_kernel.h's layout instead spends a byte shuffle per dot product.
-// After requantization, the in-lane packs give each 16-byte lane the bytes of the four
-// accumulators one after another (4 o + i); one byte shuffle turns that into channel
-// order (4 i + o).
+// A block is 4 L channels: one plain load of a pixel's block gives lane j the dword of
+// channels [4 j, 4 j + 4), which holds the inputs of every output channel 4 j + o,
+// o = 0..3 (one group of 4, or two groups of 2). So the block keeps four accumulators,
+// one per o, and each tap is one load and four dot products (S::Dot) with weights laid
+// out for it; with 2 channels per group, accumulator o's weights are zero in the other
+// group's half of the dword. Row sums (nonzero B zero points): a dot product with ones
+// over the group's bytes, one per group in the dword. groupwise_kernel.h's layout
+// instead spends a byte shuffle per dot product. After requantization, the in-lane packs
+// give each 16-byte lane the bytes of the four accumulators one after another (4 o + i);
+// one byte shuffle turns that into channel order (4 i + o).
 //
 // The weights and per-channel parameters are re-laid per call from the packed layout
 // (quire/GroupwiseConv.h; a few KiB, about 1% of the call on ResNeXt's layer). P output
@@ -30,14 +32,14 @@ namespace quire::conv {
 namespace {
 
 // The weights and parameters of every block, in the kernel's order.
-template <int L>
-struct Cg4Layout {
+template <int L, int CG>
+struct DwordLayout {
   static constexpr int kBlock = 4 * L;  // channels (bytes) per block
   std::vector<int8_t> w;                // [block][tap][o][lane j][input channel c]
   std::vector<int32_t> col_term, b_zp;  // [block][o][lane j]
   std::vector<float> mult, fbias;
 
-  Cg4Layout(const DirectArgs& a, int taps) {
+  DwordLayout(const DirectArgs& a, int taps) {
     const int C = a.g->in_channels, blocks = (C + kBlock - 1) / kBlock;
     w.assign(static_cast<size_t>(blocks) * taps * 4 * kBlock, 0);
     const size_t params = static_cast<size_t>(blocks) * kBlock;
@@ -46,34 +48,42 @@ struct Cg4Layout {
     mult.assign(params, 0.0f);
     fbias.assign(params, 0.0f);
     for (int oc = 0; oc < C; ++oc) {
-      const int grp = oc / 4, o = oc % 4, b = grp / L, j = grp % L;
+      const int o = oc % 4, b = oc / 4 / L, j = oc / 4 % L;
       const size_t at = (static_cast<size_t>(b) * 4 + o) * L + j;
       col_term[at] = a.q.col_term[oc];
       if (a.q.b_zp != nullptr) b_zp[at] = a.q.b_zp[oc];
       mult[at] = a.q.mult[oc];
       if (a.q.fbias != nullptr) fbias[at] = a.q.fbias[oc];
-      // Packed: vector oc / 16, lane oc % 16, four input channels per tap.
+      // Packed: vector oc / 16, lane oc % 16, the group's CG input channels per tap,
+      // here at their place in the dword (the other group's half stays zero).
       const int8_t* src = a.W + (static_cast<int64_t>(oc / 16) * taps * 16 + oc % 16) * 4;
+      const int first = o / CG * CG;
       for (int t = 0; t < taps; ++t)
-        for (int c = 0; c < 4; ++c)
-          w[((static_cast<size_t>(b) * taps + t) * 4 + o) * kBlock + j * 4 + c] = src[t * 64 + c];
+        for (int c = 0; c < CG; ++c)
+          w[((static_cast<size_t>(b) * taps + t) * 4 + o) * kBlock + j * 4 + first + c] =
+              src[t * 64 + c];
     }
   }
 };
 
 // Every register array is indexed only by unrolled loops over P (see groupwise_kernel.h).
-template <class S, int P, bool ROW, bool FBIAS>
-void groupwise_cg4_run(const DirectArgs& a) {
+template <class S, int CG, int P, bool ROW, bool FBIAS>
+void groupwise_dword_run(const DirectArgs& a) {
   using I = typename S::I;
-  constexpr int L = S::W, BLOCK = 4 * L;
+  constexpr int L = S::W, BLOCK = 4 * L, GROUPS = 4 / CG;  // groups per dword
   const detail::ConvGeometry& g = *a.g;
   const int C = g.in_channels, taps = g.kernel_prod();
   const int blocks = (C + BLOCK - 1) / BLOCK;
-  const Cg4Layout<L> lay(a, taps);
+  const DwordLayout<L, CG> lay(a, taps);
 
-  alignas(64) int8_t ones_bytes[S::kBytes];
-  std::fill_n(ones_bytes, S::kBytes, int8_t{1});
-  const auto ones = S::Dot::weights(S::load_raw(ones_bytes));
+  // ones[h]: 1 in the bytes of group h of each dword.
+  using W = decltype(S::Dot::weights(S::zeroi()));
+  W ones[GROUPS];
+  for (int h = 0; h < GROUPS; ++h) {
+    alignas(64) int8_t bytes[S::kBytes];
+    for (int i = 0; i < S::kBytes; ++i) bytes[i] = static_cast<int8_t>(i % 4 / CG == h);
+    ones[h] = S::Dot::weights(S::load_raw(bytes));
+  }
   const I order = GroupwiseTranspose<S>::control();
 
   // tp[p * taps + t]: tap t of pixel p, copied whole from the walker (gathering single
@@ -92,11 +102,11 @@ void groupwise_cg4_run(const DirectArgs& a) {
       const int base = b * BLOCK, n = std::min(BLOCK, C - base);
       const int8_t* w = lay.w.data() + static_cast<size_t>(b) * taps * 4 * BLOCK;
       const size_t prm = static_cast<size_t>(b) * 4 * L;
-      I acc[P][4], rs[P];
+      I acc[P][4], rs[P][GROUPS];
 #pragma GCC unroll 16
       for (int p = 0; p < P; ++p) {
         for (int o = 0; o < 4; ++o) acc[p][o] = S::load(lay.col_term.data() + prm + o * L);
-        rs[p] = S::zeroi();
+        for (int h = 0; h < GROUPS; ++h) rs[p][h] = S::zeroi();
       }
       const uint8_t* const* tq = tp.data();
       for (int t = 0; t < taps; ++t, ++tq) {
@@ -112,7 +122,8 @@ void groupwise_cg4_run(const DirectArgs& a) {
           acc[p][1] = S::Dot::dot(acc[p][1], x, w1);
           acc[p][2] = S::Dot::dot(acc[p][2], x, w2);
           acc[p][3] = S::Dot::dot(acc[p][3], x, w3);
-          if constexpr (ROW) rs[p] = S::Dot::dot(rs[p], x, ones);
+          if constexpr (ROW)
+            for (int h = 0; h < GROUPS; ++h) rs[p][h] = S::Dot::dot(rs[p][h], x, ones[h]);
         }
       }
       typename S::F mult[4], fbias[4];
@@ -128,7 +139,7 @@ void groupwise_cg4_run(const DirectArgs& a) {
         I r[4];
         for (int o = 0; o < 4; ++o) {
           I raw = acc[p][o];
-          if constexpr (ROW) raw = S::subi(raw, S::mullo(b_zp[o], rs[p]));
+          if constexpr (ROW) raw = S::subi(raw, S::mullo(b_zp[o], rs[p][o / CG]));
           r[o] = requantize<S, FBIAS>(raw, fbias[o], mult[o], a.q);
         }
         GroupwiseTranspose<S>::store(a.C + (px0 + p) * C + base, r, order, n);
@@ -138,13 +149,13 @@ void groupwise_cg4_run(const DirectArgs& a) {
   }
 }
 
-template <class S, int P>
-void groupwise_cg4(const DirectArgs& a) {
+template <class S, int CG, int P>
+void groupwise_dword(const DirectArgs& a) {
   const bool row = a.q.b_zp != nullptr, fbias = a.q.fbias != nullptr;
-  if (row && fbias) groupwise_cg4_run<S, P, true, true>(a);
-  else if (row) groupwise_cg4_run<S, P, true, false>(a);
-  else if (fbias) groupwise_cg4_run<S, P, false, true>(a);
-  else groupwise_cg4_run<S, P, false, false>(a);
+  if (row && fbias) groupwise_dword_run<S, CG, P, true, true>(a);
+  else if (row) groupwise_dword_run<S, CG, P, true, false>(a);
+  else if (fbias) groupwise_dword_run<S, CG, P, false, true>(a);
+  else groupwise_dword_run<S, CG, P, false, false>(a);
 }
 
 }  // namespace
