@@ -1,6 +1,7 @@
 // The groupwise kernel for 8 and 16 channels per group (IC/G == OC/G = CG), written once
 // over a vector vocabulary S (simd_conv_*.h: the vocabulary of src/simd plus the conv's
-// own loads). 2 and 4 take groupwise_dword_kernel.h, without shuffles.
+// own loads). 2 and 4 take groupwise_dword_kernel.h, and 8 on AVX512-VNNI
+// groupwise_pair_kernel.h, without shuffles.
 //
 // A vector of L int32 lanes holds output channels [v L, v L + L): L / CG whole groups
 // (or, with L < CG, part of one). Their inputs are the SPAN = max(L, CG) bytes of the

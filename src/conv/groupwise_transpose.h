@@ -1,8 +1,8 @@
-// The store of groupwise_dword_kernel.h: four requantized vectors r[o] (lane j: output
-// channel 4 j + o) to the bytes of a pixel's channels in order. The in-lane packs leave
-// each 16-byte lane as r[0..3]'s four bytes one after another (byte 4 o + i holds
-// channel 4 i + o of the lane); one in-lane byte shuffle transposes that 4 x 4. For the
-// AVX-512 and AVX2 vocabularies (64 and 32 bytes); included only by their files.
+// The store of the shuffle-free groupwise kernels: four requantized vectors r[k] to the
+// bytes of a pixel's channels in order. The in-lane packs leave each 16-byte lane as
+// r[0..3]'s four bytes one after another; one in-lane byte shuffle (control()) puts them
+// in channel order. For the AVX-512 and AVX2 vocabularies (64 and 32 bytes); included
+// only by their files.
 #pragma once
 
 #include <cstdint>
@@ -18,11 +18,23 @@ struct GroupwiseTranspose {
   using I = typename S::I;
   static_assert(S::kBytes == 64 || S::kBytes == 32, "AVX-512 or AVX2 vocabularies");
 
-  static I control() {
+  // The in-lane byte order after the packs, as a shuffle control. 2 and 4 channels per
+  // group (groupwise_dword_kernel.h): byte 4 i + o <- 4 o + i. 8 per group
+  // (groupwise_pair_kernel.h: r[k] lane 2 g + e holds channel 8 g + 2 k + e): byte
+  // 8 g + 2 k + e <- 4 k + 2 g + e, g = 0, 1 the lane's two groups.
+  static I control(int cg = 4) {
     alignas(64) int8_t ctrl[S::kBytes];
-    for (int k = 0; k < S::kBytes / 16; ++k)
-      for (int i = 0; i < 4; ++i)
-        for (int o = 0; o < 4; ++o) ctrl[16 * k + 4 * i + o] = static_cast<int8_t>(4 * o + i);
+    for (int lane = 0; lane < S::kBytes / 16; ++lane) {
+      int8_t* c = ctrl + 16 * lane;
+      if (cg == 8) {
+        for (int g = 0; g < 2; ++g)
+          for (int k = 0; k < 4; ++k)
+            for (int e = 0; e < 2; ++e) c[8 * g + 2 * k + e] = static_cast<int8_t>(4 * k + 2 * g + e);
+      } else {
+        for (int i = 0; i < 4; ++i)
+          for (int o = 0; o < 4; ++o) c[4 * i + o] = static_cast<int8_t>(4 * o + i);
+      }
+    }
     return S::load_raw(ctrl);
   }
 
