@@ -27,9 +27,6 @@
 namespace quire::conv {
 namespace {
 
-// Every register array below is indexed only by unrolled loops over P: an index known
-// only at run time (such as the count of pixels left) puts the array in memory, and the
-// accumulators then go through the stack on every tap.
 template <class S, int CG, int P, bool ROW, bool FBIAS>
 void groupwise_run(const DirectArgs& a) {
   using I = typename S::I;
@@ -54,15 +51,13 @@ void groupwise_run(const DirectArgs& a) {
     fold[d] = S::load(fold_idx[d]);
   }
 
-  // tp[p * taps + t]: tap t of pixel p, copied whole from the walker (gathering single
-  // pointers from the vector it has just stored stalls on store forwarding).
   std::vector<const uint8_t*> tp(static_cast<size_t>(P) * taps);
   TapWalker walker(g, a.A, a.zp_row, a.pixel_begin, taps);
   for (int64_t px0 = a.pixel_begin; px0 < a.pixel_end; px0 += P) {
     const int np = static_cast<int>(std::min<int64_t>(P, a.pixel_end - px0));
     for (int p = 0; p < P; ++p) {
       // Pixels past the end repeat the last one; their results are not stored.
-      std::copy_n(walker.taps(), taps, tp.data() + static_cast<size_t>(p) * taps);
+      std::copy_n(walker.taps(), taps, tp.begin() + static_cast<size_t>(p) * taps);
       if (p + 1 < np) walker.next();
     }
     for (int v = 0; v < nvec; ++v) {
@@ -72,24 +67,17 @@ void groupwise_run(const DirectArgs& a) {
       I acc[P];
       __m128i rs[P];
       const I col = S::load(a.q.col_term + v * L);
-#pragma GCC unroll 16
       for (int p = 0; p < P; ++p) {
         acc[p] = col;
         rs[p] = _mm_setzero_si128();
       }
-      const uint8_t* const* tq = tp.data();
-      for (int t = 0; t < taps; ++t, ++tq) {
+      for (int t = 0; t < taps; ++t) {
         I b[P];
-#pragma GCC unroll 16
-        for (int p = 0; p < P; ++p) b[p] = S::bcast16(tq[p * taps] + base, n_in);
-        if constexpr (ROW) {
-#pragma GCC unroll 16
+        for (int p = 0; p < P; ++p) b[p] = S::bcast16(tp[p * taps + t] + base, n_in);
+        if constexpr (ROW)
           for (int p = 0; p < P; ++p) rs[p] = S::row_dot(rs[p], b[p]);
-        }
-#pragma GCC unroll 4
         for (int d = 0; d < DQ; ++d) {
           const auto wd = S::Dot::weights(S::load_raw(w + (t * DQ + d) * 64));
-#pragma GCC unroll 16
           for (int p = 0; p < P; ++p) {
             const I x = S::shuffle_bytes(b[p], ctrl[d]);
             acc[p] = S::Dot::dot(acc[p], x, wd);
@@ -100,9 +88,7 @@ void groupwise_run(const DirectArgs& a) {
       const typename S::F mult = S::loadf(a.q.mult + v * L);
       const typename S::F fbias = FBIAS ? S::loadf(a.q.fbias + v * L) : S::zerof();
       const I b_zp = ROW ? S::load(a.q.b_zp + v * L) : S::zeroi();
-#pragma GCC unroll 16
-      for (int p = 0; p < P; ++p) {
-        if (p >= np) break;
+      for (int p = 0; p < np; ++p) {
         I raw = acc[p];
         if constexpr (ROW) {
           I row_sum = S::zeroi();
