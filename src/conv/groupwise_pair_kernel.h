@@ -67,7 +67,10 @@ inline __m512i add_pairs(__m512i v) {
   return _mm512_add_epi32(v, _mm512_shuffle_epi32(v, static_cast<_MM_PERM_ENUM>(0xB1)));
 }
 
-// Every register array is indexed only by unrolled loops over P (see groupwise_kernel.h).
+// Every register array is indexed only by unrolled loops: an index known only at run
+// time (such as the count of pixels left) puts the array in memory, and the accumulators
+// then go through the stack on every tap (measured: 4 per group 87 -> 115 GOPS, 8 per
+// group 170 -> 220, once fixed).
 template <class S, int P, bool ROW, bool FBIAS>
 void groupwise_pair_run(const DirectArgs& a) {
   using I = typename S::I;
