@@ -37,6 +37,13 @@ template <>
 std::vector<conv_param_t<2>> shapes<2>() {
   return {
       conv_param_t<2>(1, 3, 8, {9, 11}, 1, {7, 7}, {2, 2}, {3, 3, 3, 3}),
+      // Kernel rows of at most 32 bytes (copied through padded rows): asymmetric pads,
+      // stride 3, a batch; one channel with pads wider than the input.
+      conv_param_t<2>(2, 4, 8, {6, 9}, 1, {3, 5}, {1, 3}, {2, 4, 1, 3}),
+      conv_param_t<2>(1, 1, 4, {4, 3}, 1, {2, 7}, {2, 1}, {1, 5, 0, 4}),
+      // The stem's rows (7 x 21 bytes) in blocks of 8 rows and a rest, and 7 x 28.
+      conv_param_t<2>(1, 3, 8, {12, 40}, 1, {7, 7}, {2, 2}, {3, 3, 3, 3}),
+      conv_param_t<2>(2, 4, 8, {9, 23}, 1, {5, 7}, {1, 1}, {2, 3, 2, 3}),
       conv_param_t<2>(3, 16, 16, {7, 9}, 1, {3, 3}, {1, 1}, {1, 1, 1, 1}),
       conv_param_t<2>(1, 8, 12, {10, 7}, 2, {3, 5}, {2, 1}, {0, 2, 1, 3}),
       conv_param_t<2>(1, 16, 8, {11, 13}, 4, {3, 3}, {1, 2}, {2, 1, 0, 3}, {2, 2}),

@@ -230,6 +230,10 @@ TEST_P(ConvShapesIsa, GroupwiseEveryShape) {
       groupwise_case(P2(1, G * cg, G * cg, {7, 6}, G, {3, 3}, {2, 2}, {1, 1, 1, 1}), ++seed);
     }
   groupwise_case(P3(1, 64, 64, {3, 4, 5}, 32, {3, 3, 3}, {1, 1, 1}, {1, 1, 1, 1, 1, 1}), ++seed);
+  // 4 per group on AVX-512 runs in blocks of 64 channels: two whole blocks (ResNeXt's
+  // 128), and two whole plus a partial one, with a batch, strides and uneven pads.
+  groupwise_case(P2(1, 128, 128, {6, 7}, 32, {3, 3}, {1, 1}, {1, 1, 1, 1}), ++seed);
+  groupwise_case(P2(2, 132, 132, {5, 4}, 33, {3, 3}, {2, 1}, {0, 1, 1, 0}), ++seed);
   groupwise_case(P2(1, 8, 8, {5, 4}, 1, {3, 3}, {1, 1}, {1, 1, 1, 1}), ++seed);   // G = 1, 8 channels
   groupwise_case(P2(2, 16, 16, {6, 5}, 1, {3, 3}, {2, 2}, {1, 1, 1, 1}), ++seed);  // G = 1, 16
   // Fallback (im2col): shapes FBGEMM packs but its kernel does not take.

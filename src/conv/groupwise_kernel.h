@@ -1,18 +1,18 @@
-// The groupwise kernel (IC/G == OC/G = CG in {2, 4, 8, 16}), written once over a vector
-// vocabulary S (simd_conv_*.h: the vocabulary of src/simd plus the conv's own loads).
+// The groupwise kernel for 8 and 16 channels per group (IC/G == OC/G = CG), written once
+// over a vector vocabulary S (simd_conv_*.h: the vocabulary of src/simd plus the conv's
+// own loads). 2 and 4 take groupwise_dword_kernel.h, and 8 on AVX512-VNNI
+// groupwise_pair_kernel.h, without shuffles.
 //
 // A vector of L int32 lanes holds output channels [v L, v L + L): L / CG whole groups
 // (or, with L < CG, part of one). Their inputs are the SPAN = max(L, CG) bytes of the
 // same channel range, which one 16-byte load per tap brings in, repeated in every
 // 128-bit lane. For each dword d of a group's CG input channels, one byte shuffle hands
 // lane l the dword d of its own group, and one dot product (vpdpbusd on VNNI) with the
-// packed weights (S::Dot) adds CG/4 ... 4 x 4 products per lane: every lane works, whatever CG is.
+// packed weights (S::Dot) adds 4 products per lane: every lane works, whatever CG is.
 // P output pixels share each weight load. Row sums (nonzero B zero points): the dot of
 // each tap's 16 bytes with ones, on 128 bits, gives every dword's sum; a lane permute
-// per dword gathers a lane's group sum at the end. CG = 2: a group's inputs are half a
-// dword; the shuffle zeroes the other half (and the packed weights are zero there), and
-// the row sum is the dot of the same shuffled vector with ones, which gives each lane
-// its own group's sum directly. The sums are requantized by conv_requant.h.
+// per dword gathers a lane's group sum at the end. The sums are requantized by
+// conv_requant.h.
 #pragma once
 
 #include <algorithm>
@@ -31,7 +31,6 @@ template <class S, int CG, int P, bool ROW, bool FBIAS>
 void groupwise_run(const DirectArgs& a) {
   using I = typename S::I;
   constexpr int L = S::W, DQ = (CG + 3) / 4, SPAN = L > CG ? L : CG;
-  constexpr bool kHalf = CG == 2;  // half a dword per group (see the top)
   const detail::ConvGeometry& g = *a.g;
   const int C = g.in_channels, taps = g.kernel_prod();
   const int nvec = (C + L - 1) / L;
@@ -42,9 +41,7 @@ void groupwise_run(const DirectArgs& a) {
   for (int d = 0; d < DQ; ++d) {
     for (int l = 0; l < L; ++l) {
       const int goff = (l / CG) * CG;
-      // Control bytes with the high bit set make the shuffle write zero.
-      for (int b = 0; b < 4; ++b)
-        ctrl_bytes[d][4 * l + b] = kHalf && b >= CG ? int8_t{-128} : static_cast<int8_t>(goff + 4 * d + b);
+      for (int b = 0; b < 4; ++b) ctrl_bytes[d][4 * l + b] = static_cast<int8_t>(goff + 4 * d + b);
       fold_idx[d][l] = goff / 4 + d;
     }
   }
@@ -53,9 +50,6 @@ void groupwise_run(const DirectArgs& a) {
     ctrl[d] = S::load_raw(ctrl_bytes[d]);
     fold[d] = S::load(fold_idx[d]);
   }
-  alignas(64) int8_t ones_bytes[S::kBytes];
-  std::fill_n(ones_bytes, S::kBytes, int8_t{1});
-  const auto ones = S::Dot::weights(S::load_raw(ones_bytes));
 
   std::vector<const uint8_t*> tp(static_cast<size_t>(P) * taps);
   TapWalker walker(g, a.A, a.zp_row, a.pixel_begin, taps);
@@ -70,25 +64,23 @@ void groupwise_run(const DirectArgs& a) {
       const int base = (v * L / CG) * CG;
       const int n_in = std::min(SPAN, C - base);
       const int8_t* w = a.W + static_cast<int64_t>(v * L / 16) * taps * DQ * 64 + (v * L % 16) * 4;
-      I acc[P], half_rs[P];
+      I acc[P];
       __m128i rs[P];
       const I col = S::load(a.q.col_term + v * L);
       for (int p = 0; p < P; ++p) {
         acc[p] = col;
-        half_rs[p] = S::zeroi();
         rs[p] = _mm_setzero_si128();
       }
       for (int t = 0; t < taps; ++t) {
         I b[P];
         for (int p = 0; p < P; ++p) b[p] = S::bcast16(tp[p * taps + t] + base, n_in);
-        if constexpr (ROW && !kHalf)
+        if constexpr (ROW)
           for (int p = 0; p < P; ++p) rs[p] = S::row_dot(rs[p], b[p]);
         for (int d = 0; d < DQ; ++d) {
           const auto wd = S::Dot::weights(S::load_raw(w + (t * DQ + d) * 64));
           for (int p = 0; p < P; ++p) {
             const I x = S::shuffle_bytes(b[p], ctrl[d]);
             acc[p] = S::Dot::dot(acc[p], x, wd);
-            if constexpr (ROW && kHalf) half_rs[p] = S::Dot::dot(half_rs[p], x, ones);
           }
         }
       }
@@ -98,9 +90,7 @@ void groupwise_run(const DirectArgs& a) {
       const I b_zp = ROW ? S::load(a.q.b_zp + v * L) : S::zeroi();
       for (int p = 0; p < np; ++p) {
         I raw = acc[p];
-        if constexpr (ROW && kHalf) {
-          raw = S::subi(raw, S::mullo(b_zp, half_rs[p]));
-        } else if constexpr (ROW) {
+        if constexpr (ROW) {
           I row_sum = S::zeroi();
           const I sums = S::widen(rs[p]);
           for (int d = 0; d < DQ; ++d) row_sum = S::addi(row_sum, S::permute(sums, fold[d]));
@@ -125,8 +115,6 @@ void groupwise_flags(const DirectArgs& a) {
 template <class S, int P>
 void groupwise_kernel(const DirectArgs& a) {
   switch (a.g->ic_per_group()) {
-    case 2: groupwise_flags<S, 2, P>(a); break;
-    case 4: groupwise_flags<S, 4, P>(a); break;
     case 8: groupwise_flags<S, 8, P>(a); break;
     default: groupwise_flags<S, 16, P>(a); break;
   }

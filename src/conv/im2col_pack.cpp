@@ -7,7 +7,14 @@
 // columns; when G = 1, the width dilation is 1 and the convolution is not transposed,
 // its in-bounds taps read one contiguous piece of the input row, so a kernel row costs
 // at most three runs (zero point, input, zero point) whatever KW is.
+//
+// Layers whose kernel rows are short (few channels: a 7x7 RGB stem's are 21 bytes) spend
+// more on building run lists than on copying: every border pixel of an output row is a
+// stretch of its own, with a run list and a call of its own. For them the input rows an
+// output row reads are first copied with their width padding filled in (PaddedRows), and
+// the whole output row is one stretch of one run per kernel row.
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "conv/conv_kernels.h"
@@ -47,8 +54,9 @@ OutPos out_pos(const ConvGeometry& g, int64_t m) {
   return p;
 }
 
-void advance(const ConvGeometry& g, OutPos& p) {
-  if (++p.o[2] < g.out[2]) return;
+// Moves p by n pixels, n no more than to the start of the next output row.
+void advance(const ConvGeometry& g, OutPos& p, int n = 1) {
+  if ((p.o[2] += n) < g.out[2]) return;
   p.o[2] = 0;
   if (++p.o[1] < g.out[1]) return;
   p.o[1] = 0;
@@ -78,6 +86,7 @@ class RunList {
     }
     runs_[n_++] = pad ? Im2ColRun{zp_, 0, len} : Im2ColRun{src, step_, len};
   }
+  const uint8_t* zero_point_row() const { return zp_; }
   const Im2ColRun* data() const { return runs_; }
   int size() const { return n_; }
 
@@ -148,6 +157,92 @@ void build_row(const ConvGeometry& g, const uint8_t* A, const OutPos& p, int grp
   }
 }
 
+
+// The input rows read by one output row, copied with the width padding filled in: row r
+// (kernel row (kt, kh)) holds input positions [-pad_begin, -pad_begin + width) of its
+// input row, so that output pixel ow's taps start ow * stride positions in. Only what
+// the pixels being packed read is copied, and no row of padding (their runs read the
+// zero-point row).
+class PaddedRows {
+ public:
+  static constexpr int kMaxBytes = 16384;  // on the stack
+  static constexpr int kMaxRows = 64;      // kernel rows (kt, kh)
+
+  // Layers that take this path: forward, kernel rows contiguous and at most 32 bytes.
+  static bool applies(const ConvGeometry& g) {
+    const int rows = g.kernel[0] * g.kernel[1];
+    return !g.transposed && g.dilation[2] == 1 && g.ic_per_group() == g.in_channels &&
+           g.kernel[2] * g.in_channels <= 32 && rows <= kMaxRows &&
+           int64_t{row_bytes(g)} * rows <= kMaxBytes;
+  }
+
+  PaddedRows(const ConvGeometry& g, const uint8_t* A, uint8_t zp)
+      : g_(g), A_(A), zp_(zp), bytes_(row_bytes(g)) {}
+
+  // Copies what pixels [p, p + n) of p's output row read in kernel rows [r0, r1] (only
+  // the rows inside the input).
+  void fill(const OutPos& p, int n, int r0, int r1) {
+    const int ic = g_.in_channels, pad = g_.pad_begin[2];
+    const int q0 = p.o[2] * g_.stride[2], q1 = (p.o[2] + n - 1) * g_.stride[2] + g_.kernel[2];
+    const int lo = std::clamp(pad, q0, q1), hi = std::clamp(pad + g_.in[2], lo, q1);
+    base_ = q0 * ic;
+    for (int r = r0; r <= r1; ++r) {
+      const int it = conv_input_index(g_, 0, p.o[0], r / g_.kernel[1]);
+      const int ih = conv_input_index(g_, 1, p.o[1], r % g_.kernel[1]);
+      inside_[r] = it >= 0 && ih >= 0;
+      if (!inside_[r]) continue;
+      const uint8_t* in = A_ + ((int64_t{p.n} * g_.in[0] + it) * g_.in[1] + ih) * g_.in[2] * ic;
+      uint8_t* d = buf_ + int64_t{r} * bytes_;
+      std::memset(d + q0 * ic, zp_, static_cast<size_t>(lo - q0) * ic);
+      std::memcpy(d + lo * ic, in + (lo - pad) * ic, static_cast<size_t>(hi - lo) * ic);
+      std::memset(d + hi * ic, zp_, static_cast<size_t>(q1 - hi) * ic);
+    }
+  }
+
+  // Kernel row r's taps for the first pixel filled, or null when the row reads padding.
+  const uint8_t* taps(int r) const {
+    return inside_[r] ? buf_ + int64_t{r} * bytes_ + base_ : nullptr;
+  }
+
+ private:
+  // Input positions read by a whole output row, times the channels.
+  static int row_bytes(const ConvGeometry& g) {
+    return ((g.out[2] - 1) * g.stride[2] + g.kernel[2]) * g.in_channels;
+  }
+
+  const ConvGeometry& g_;
+  const uint8_t* A_;
+  uint8_t zp_;
+  int bytes_;
+  int base_ = 0;
+  bool inside_[kMaxRows] = {};
+  alignas(64) uint8_t buf_[kMaxBytes];
+};
+
+// The block through PaddedRows: one stretch per output row (or its part in the block).
+void pack_padded(const ConvGeometry& g, const uint8_t* A, const block_type_t& block, int k0,
+                 int k1, RunList& runs, conv::Im2ColRowsFn rows_fn, uint8_t* dst,
+                 int64_t ld_dst, int32_t* row_sums) {
+  PaddedRows padded(g, A, *runs.zero_point_row());
+  const int row_cols = g.kernel[2] * g.in_channels;
+  const int r0 = k0 / row_cols, r1 = (k1 - 1) / row_cols;
+  OutPos p = out_pos(g, block.row_start);
+  for (int i = 0; i < block.row_size;) {
+    const int rows = std::min(g.out[2] - p.o[2], block.row_size - i);
+    padded.fill(p, rows, r0, r1);
+    runs.clear();
+    for (int r = r0; r <= r1; ++r) {
+      const int lo = std::max(r * row_cols, k0), hi = std::min(r * row_cols + row_cols, k1);
+      const uint8_t* src = padded.taps(r);
+      runs.add(src != nullptr ? src + (lo - r * row_cols) : nullptr, hi - lo);
+    }
+    rows_fn(runs.data(), runs.size(), rows, dst + i * ld_dst, ld_dst,
+            row_sums != nullptr ? row_sums + i : nullptr, k0 != 0);
+    i += rows;
+    advance(g, p, rows);
+  }
+}
+
 }  // namespace
 
 void pack_im2col_block(const ConvGeometry& g, const uint8_t* A, const uint8_t* zp_row,
@@ -168,6 +263,10 @@ void pack_im2col_block(const ConvGeometry& g, const uint8_t* A, const uint8_t* z
     storage = heap_runs.data();
   }
   RunList runs(storage, zp_row, int64_t{g.stride[2]} * g.in_channels);
+  if (PaddedRows::applies(g)) {
+    pack_padded(g, A, block, k0, k1, runs, rows_fn, dst, ld_dst, row_sums);
+    return;
+  }
 
   // Rows go in stretches: a run of interior pixels (one run list for all), or one row.
   OutPos p = out_pos(g, block.row_start);
@@ -178,7 +277,7 @@ void pack_im2col_block(const ConvGeometry& g, const uint8_t* A, const uint8_t* z
     rows_fn(runs.data(), runs.size(), rows, dst + i * ld_dst, ld_dst,
             row_sums != nullptr ? row_sums + i : nullptr, accumulate);
     i += rows;
-    for (int r = 0; r < rows; ++r) advance(g, p);
+    advance(g, p, rows);
   }
 }
 
