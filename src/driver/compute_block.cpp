@@ -6,6 +6,48 @@
 
 namespace quire::detail {
 
+namespace {
+
+// One column slice [c0, c0 + nr) of a tile with an output op: each call (the full panels,
+// then the row tail) runs the kernel ending in the op's stage, or, where the slice or the
+// tile gives it none, stores int32 and requantizes that block with the epilogue.
+void run_staged_slice(KernelSet& kernels, MicroKernelArgs& args, const TileRequantize* t, int c0,
+                      int nr, int panel, const uint8_t* pair_safe, const uint8_t* a, int64_t lda,
+                      int32_t* c, int64_t ldc, int full_panels, int tail_rows) {
+  OutputStage stage;
+  OutputStageArgs stage_args;  // filled by stage_for_slice
+  const bool in_stage = stage_for_slice(t->args, c0, nr, stage, stage_args);
+  const bool safe_panel = pair_safe != nullptr && pair_safe[panel] != 0;
+  const auto run = [&](int r0, int rows, int panels) {
+    args.a = a + int64_t{r0} * lda;
+    args.c = c + int64_t{r0} * ldc + c0;
+    args.a_panel_stride = rows * lda;
+    args.m_panels = panels;
+    args.mr = rows;
+    if (in_stage) {
+      MicroKernelFn fn = safe_panel ? kernels.staged(rows, nr, true, stage) : nullptr;
+      if (fn == nullptr) fn = kernels.staged(rows, nr, false, stage);
+      if (fn != nullptr) {
+        OutputStageArgs call_stage = stage_args;
+        call_stage.out = static_cast<char*>(call_stage.out) + int64_t{r0} * call_stage.ld_out;
+        if (call_stage.row_offsets != nullptr) call_stage.row_offsets += r0;
+        args.stage = &call_stage;
+        fn(&args);
+        args.stage = nullptr;
+        return;
+      }
+    }
+    MicroKernelFn fn = safe_panel ? kernels.pair_safe(rows, nr) : nullptr;
+    if (fn == nullptr) fn = kernels.get(rows, nr);
+    fn(&args);
+    run_epilogue(*t, r0, rows * panels, c0, nr);
+  };
+  if (full_panels > 0) run(0, kernels.mr(), full_panels);
+  if (tail_rows > 0) run(full_panels * kernels.mr(), tail_rows, 1);
+}
+
+}  // namespace
+
 void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
                    const PackedBLayout& b, const int8_t* b_group, int k0, int kc, int n0, int nc,
                    int32_t* c, int64_t ldc, bool accumulate, const uint8_t* pair_safe,
@@ -14,10 +56,10 @@ void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
   const int width = b.panel_width;
   // Panels no K pair of which can saturate vpmaddubsw run the path's pair-safe kernels
   // where it has them; every other panel runs the path's own (exact) kernels.
-  const auto kernel = [&](int rows, int cols, int panel, bool narrow, const OutputStage& stage) {
+  const auto kernel = [&](int rows, int cols, int panel, bool narrow) {
     if (pair_safe != nullptr && pair_safe[panel] != 0)
-      if (MicroKernelFn fn = kernels.pair_safe(rows, cols, narrow, stage)) return fn;
-    return kernels.get(rows, cols, narrow, stage);
+      if (MicroKernelFn fn = kernels.pair_safe(rows, cols, narrow)) return fn;
+    return kernels.get(rows, cols, narrow);
   };
   MicroKernelArgs args{};
   args.k4_steps = (kc + 3) / 4;
@@ -39,7 +81,7 @@ void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
       args.a_panel_stride = rows * lda;
       args.m_panels = panels;
       args.mr = rows;
-      kernel(rows, nc, 0, true, {})(&args);
+      kernel(rows, nc, 0, true)(&args);
       row += rows * panels;
     }
     if (requantize != nullptr) run_epilogue(*requantize);
@@ -50,42 +92,35 @@ void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
   // slower, 2 rows 10%, 4 rows 1.5%), so such tiles, and paths without stage kernels,
   // store int32 and are requantized by one epilogue call after the loop.
   const bool tile_epilogue = requantize != nullptr && (!kernels.has_output_stage() || mc < mr);
-  const TileRequantize* slice_requantize = tile_epilogue ? nullptr : requantize;
+  const TileRequantize* staged = tile_epilogue ? nullptr : requantize;
   // jr: column slices of at most the kernel's NR that never straddle a B panel.
   for (int col = n0; col < n0 + nc;) {
     const int panel = col / width, offset = col % width;
     const int nr = std::min({kernels.nr(), width - offset, n0 + nc - col});
     args.b = b_group + panel * b.panel_bytes() + int64_t{k0} * width + offset * 4;
     args.nr = nr;
-    OutputStage stage;
-    OutputStageArgs stage_args;  // filled by stage_for_slice
-    const bool staged = slice_requantize != nullptr &&
-                        stage_for_slice(slice_requantize->args, col - n0, nr, stage, stage_args);
-    // ir: the kernel walks `panels` MR-row panels itself from row r0; with a requantizing
-    // stage it writes uint8, else int32 (requantized here when the tile asks for it).
-    const auto run = [&](int r0, int rows, int panels) {
-      args.a = a + int64_t{r0} * lda;
-      args.c = c + int64_t{r0} * ldc + (col - n0);
-      args.a_panel_stride = rows * lda;
-      args.m_panels = panels;
-      args.mr = rows;
-      if (staged) {
-        if (MicroKernelFn fn = kernel(rows, nr, panel, false, stage)) {
-          OutputStageArgs call_stage = stage_args;
-          call_stage.out = static_cast<char*>(call_stage.out) + int64_t{r0} * call_stage.ld_out;
-          if (call_stage.row_offsets != nullptr) call_stage.row_offsets += r0;
-          args.stage = &call_stage;
-          fn(&args);
-          args.stage = nullptr;
-          return;
-        }
+    // ir: the kernel walks the full MR-row panels itself; the remainder is one more call.
+    if (staged == nullptr) {
+      if (full_panels > 0) {
+        args.a = a;
+        args.c = c + (col - n0);
+        args.a_panel_stride = mr * lda;
+        args.m_panels = full_panels;
+        args.mr = mr;
+        kernel(mr, nr, panel, false)(&args);
       }
-      kernel(rows, nr, panel, false, {})(&args);
-      if (slice_requantize != nullptr)  // a slice across quantization groups
-        run_epilogue(*slice_requantize, r0, rows * panels, col - n0, nr);
-    };
-    if (full_panels > 0) run(0, mr, full_panels);
-    if (tail_rows > 0) run(full_panels * mr, tail_rows, 1);
+      if (tail_rows > 0) {
+        args.a = a + full_panels * mr * lda;
+        args.c = c + int64_t{full_panels} * mr * ldc + (col - n0);
+        args.a_panel_stride = tail_rows * lda;
+        args.m_panels = 1;
+        args.mr = tail_rows;
+        kernel(tail_rows, nr, panel, false)(&args);
+      }
+    } else {
+      run_staged_slice(kernels, args, staged, col - n0, nr, panel, pair_safe, a, lda, c, ldc,
+                       full_panels, tail_rows);
+    }
     col += nr;
   }
   if (tile_epilogue) run_epilogue(*requantize);

@@ -42,61 +42,67 @@ const IsaRecord& active_isa();
 inst_set_t inst_set_of(const IsaRecord& isa);
 
 // The kernels one fbgemmPacked call uses, resolved through the code cache once per
-// (mr, nr, narrow, pair-safe, output stage) and then reused without locking. A call uses
-// a handful of them (full tiles, a row tail, a column tail, with and without the
-// requantizing stage), so a short list beats a table. acc16 takes the path's saturating
-// kernels where it has them, else its exact kernels. The record is read only out of line
-// (src/driver/kernel_set.cpp), so its layout is no part of this header.
+// (mr, nr, narrow) (and per output stage) and then reused without locking. A call uses a
+// handful of tile shapes (full tiles, a row tail, a column tail), so a short list beats
+// a table. acc16 takes the path's saturating kernels where it has them, else its exact
+// kernels. The record is read only out of line (src/driver/kernel_set.cpp), so its
+// layout is no part of this header.
 class KernelSet {
  public:
   KernelSet(const IsaRecord& isa, int mr, int nr, Accumulation acc = Accumulation::int32);
-  MicroKernelFn get(int mr, int nr, bool narrow = false, const OutputStage& stage = {}) {
-    return find(Key{mr, nr, narrow, false, stage.code()}, stage);
-  }
-  // The path's kernel for a pair-safe B panel (docs/kernel-contract.md, "Pair-safe B
-  // panels"), or null where there is none (VNNI and portable paths, saturating acc16).
-  MicroKernelFn pair_safe(int mr, int nr, bool narrow = false, const OutputStage& stage = {}) {
-    return find(Key{mr, nr, narrow, true, stage.code()}, stage);
+  MicroKernelFn get(int mr, int nr, bool narrow = false) {
+    for (int i = 0; i < used_; ++i)
+      if (entries_[i].mr == mr && entries_[i].nr == nr && entries_[i].narrow == narrow)
+        return entries_[i].fn;
+    return resolve(mr, nr, narrow);
   }
   int mr() const { return mr_; }
   int nr() const { return nr_; }
   // Rows per narrow tile for an output of nr columns (3 <= nr <= 8), or 0 if the path
   // has no narrow kernels.
   int narrow_rows(int nr) const { return nr >= 3 && nr <= 8 ? narrow_rows_ : 0; }
-  // Whether the path's column kernels can end in a requantizing output stage (JIT paths;
-  // the portable kernel stores int32 and the tile epilogue requantizes).
+  // The path's kernel for a pair-safe B panel (docs/kernel-contract.md, "Pair-safe B
+  // panels"), or null where there is none (VNNI and portable paths, saturating acc16).
+  MicroKernelFn pair_safe(int mr, int nr, bool narrow = false);
+  // Whether the path's column kernels can end in an output stage (JIT paths; the portable
+  // kernel stores int32 and the tile epilogue requantizes).
   bool has_output_stage() const { return jit_; }
+  // The column kernel (pair-safe or not) ending in `stage`, or null where the tile leaves
+  // the stage no registers (the caller then stores int32 and runs the epilogue).
+  MicroKernelFn staged(int mr, int nr, bool pair_safe, const OutputStage& stage) {
+    const uint32_t code = stage.code();
+    const StagedEntry& last = staged_[staged_last_];
+    if (last.mr == mr && last.nr == nr && last.pair_safe == pair_safe && last.stage == code)
+      return last.fn;
+    return find_staged(mr, nr, pair_safe, stage);
+  }
 
  private:
-  struct Key {
-    int mr, nr;
-    bool narrow, pair_safe;
-    uint32_t stage;
-    bool operator==(const Key&) const = default;
-  };
+  MicroKernelFn resolve(int mr, int nr, bool narrow);  // through the record; remembered
+  MicroKernelFn find_staged(int mr, int nr, bool pair_safe, const OutputStage& stage);
   struct Entry {
-    Key key;
+    int mr, nr;
+    bool narrow;
     MicroKernelFn fn;
   };
-  MicroKernelFn find(const Key& key, const OutputStage& stage) {
-    // Consecutive column slices mostly ask for the kernel they asked for last.
-    if (entries_[last_].key == key) return entries_[last_].fn;
-    for (int i = 0; i < used_; ++i)
-      if (entries_[i].key == key) {
-        last_ = i;
-        return entries_[i].fn;
-      }
-    return resolve(key, stage);
-  }
-  MicroKernelFn resolve(const Key& key, const OutputStage& stage);  // remembered
-  static constexpr int kSlots = 16;
+  struct StagedEntry {
+    int mr, nr;
+    bool pair_safe;
+    uint32_t stage;  // OutputStage::code(); 0 in an unused slot, which no stage has
+    MicroKernelFn fn;
+  };
+  static constexpr int kSlots = 8, kStagedSlots = 16;
   const IsaRecord& isa_;
   int mr_, nr_;
   bool saturating_;  // acc16 on a path whose acc16 kernels saturate
   bool jit_;
   int narrow_rows_;
-  int used_ = 0, last_ = 0;
-  Entry entries_[kSlots] = {};  // entries_[0] matches nothing until resolved (mr 0)
+  int used_ = 0;
+  Entry entries_[kSlots];
+  int pair_safe_used_ = 0;
+  Entry pair_safe_entries_[kSlots];
+  int staged_used_ = 0, staged_last_ = 0;
+  StagedEntry staged_[kStagedSlots];  // [0] starts as no stage (code 0), the rest unset
 };
 
 struct TileRequantize;  // driver/tile_output.h

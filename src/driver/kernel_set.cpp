@@ -10,28 +10,55 @@ KernelSet::KernelSet(const IsaRecord& isa, int mr, int nr, Accumulation acc)
     : isa_(isa), mr_(mr), nr_(nr),
       saturating_(acc == Accumulation::int16 && isa.traits().acc16_saturates),
       jit_(isa.traits().vector_bytes != 0),
-      narrow_rows_(isa.traits().narrow_rows) {}
+      narrow_rows_(isa.traits().narrow_rows) {
+  staged_[0] = StagedEntry{0, 0, false, 0, nullptr};
+}
 
-MicroKernelFn KernelSet::resolve(const Key& k, const OutputStage& stage) {
-  // A kernel the path cannot generate (a pair-safe kernel on a VNNI path, a requantizing
-  // stage on a tile whose registers leave it no room) is remembered as null: the caller
-  // then runs the path's own kernel, or stores int32 for the tile epilogue.
-  MicroKernelFn fn = nullptr;
-  const jit::KernelSpec spec{.isa = isa_.isa, .mr = k.mr, .nr = k.nr, .narrow = k.narrow,
-                             .acc16 = saturating_, .pair_safe = k.pair_safe, .stage = stage};
-  if (k.pair_safe) {
-    // acc16 that saturates must follow its model (docs/acc16.md), not the exact product.
-    if (!saturating_ && (k.narrow ? jit::narrow_fits(spec) : jit::registers_fit(spec)))
-      fn = jit::kernel(spec);
-  } else if (stage.requantize) {
-    if (jit_ && jit::registers_fit(spec))
-      fn = isa_.kernel(KernelRequest{k.mr, k.nr, k.narrow, saturating_, stage});
-  } else {
-    fn = isa_.kernel(KernelRequest{k.mr, k.nr, k.narrow, saturating_});
+MicroKernelFn KernelSet::resolve(int mr, int nr, bool narrow) {
+  const MicroKernelFn fn = isa_.kernel(KernelRequest{mr, nr, narrow, saturating_});
+  if (used_ < kSlots) entries_[used_++] = Entry{mr, nr, narrow, fn};
+  return fn;
+}
+
+// A kernel the path cannot generate (a pair-safe kernel on a VNNI path or under
+// saturating acc16, a stage on a tile that leaves it no registers) is remembered as null.
+static MicroKernelFn pair_safe_kernel(const jit::KernelSpec& spec, bool saturating) {
+  // acc16 that saturates must follow its model (docs/acc16.md), not the exact product.
+  if (saturating || !(spec.narrow ? jit::narrow_fits(spec) : jit::registers_fit(spec)))
+    return nullptr;
+  return jit::kernel(spec);
+}
+
+MicroKernelFn KernelSet::pair_safe(int mr, int nr, bool narrow) {
+  for (int i = 0; i < pair_safe_used_; ++i) {
+    const Entry& e = pair_safe_entries_[i];
+    if (e.mr == mr && e.nr == nr && e.narrow == narrow) return e.fn;
   }
-  if (used_ < kSlots) {
-    last_ = used_;
-    entries_[used_++] = Entry{k, fn};
+  const jit::KernelSpec spec{.isa = isa_.isa, .mr = mr, .nr = nr, .narrow = narrow,
+                             .pair_safe = true};
+  const MicroKernelFn fn = pair_safe_kernel(spec, saturating_);
+  if (pair_safe_used_ < kSlots) pair_safe_entries_[pair_safe_used_++] = Entry{mr, nr, narrow, fn};
+  return fn;
+}
+
+MicroKernelFn KernelSet::find_staged(int mr, int nr, bool pair_safe, const OutputStage& stage) {
+  const uint32_t code = stage.code();
+  for (int i = 0; i < staged_used_; ++i) {
+    const StagedEntry& e = staged_[i];
+    if (e.mr == mr && e.nr == nr && e.pair_safe == pair_safe && e.stage == code) {
+      staged_last_ = i;
+      return e.fn;
+    }
+  }
+  const jit::KernelSpec spec{.isa = isa_.isa, .mr = mr, .nr = nr, .acc16 = saturating_,
+                             .pair_safe = pair_safe, .stage = stage};
+  MicroKernelFn fn = nullptr;
+  if (pair_safe) fn = pair_safe_kernel(spec, saturating_);
+  else if (jit_ && jit::registers_fit(spec))
+    fn = isa_.kernel(KernelRequest{mr, nr, false, saturating_, stage});
+  if (staged_used_ < kStagedSlots) {
+    staged_last_ = staged_used_;
+    staged_[staged_used_++] = StagedEntry{mr, nr, pair_safe, code, fn};
   }
   return fn;
 }

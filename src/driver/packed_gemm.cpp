@@ -40,7 +40,8 @@ void run_packed_gemm(const PackedGemmCall& c) {
   const ThreadTile tile =
       partition_tiles(s.M, s.N, bf.MR, c.b->panel_width, c.thread_id, c.num_threads);
   KernelSet kernels(isa, bf.MR, bf.NR, c.acc);
-  const EpilogueTable* epilogue = &epilogue_for(inst_set_of(isa));
+  const EpilogueTable* epilogue =
+      c.requantize_tile != nullptr ? &epilogue_for(inst_set_of(isa)) : nullptr;
   const int64_t ld = c.ldc;
 
   for (int32_t ic = tile.m0; ic < tile.m1; ic += bf.MCB) {
