@@ -55,5 +55,15 @@ TEST(FuzzRegression, PackBLoadGeometryProductPastInt64) {
                  PackBMatrix<int8_t>::load(in));
 }
 
+// packb_load_fuzz: N = INT32_MAX with K = 1 (the geometry fits int32) made the panel
+// count's rounding, n + panel_width - 1, overflow int (UBSan). It is computed in int64;
+// the stream is then refused as truncated.
+TEST(FuzzRegression, PackBLoadPanelCountNearInt32Max) {
+  const std::string s = packed_b_stream({1, 0, 1, 2147483647, 1, 16, 4}, 100);
+  EXPECT_INVALID(({"truncated"}), std::istringstream in(s); PackBMatrix<int8_t>::load(in));
+  detail::PackedBLayout layout{1, 2147483647, 1, 16, 4};
+  EXPECT_EQ(layout.panels(), 134217728);
+}
+
 }  // namespace
 }  // namespace quire::test

@@ -18,7 +18,8 @@ struct PackedBLayout {
   int32_t k_per_group, n, groups;
   int panel_width;   // NR at packing time
   int32_t padded_k;  // k_per_group rounded up to 4
-  int panels() const { return (n + panel_width - 1) / panel_width; }
+  // In int64: n + panel_width - 1 passes INT32_MAX for n near it (a loaded header).
+  int panels() const { return static_cast<int>((int64_t{n} + panel_width - 1) / panel_width); }
   int64_t panel_bytes() const { return int64_t{padded_k} * panel_width; }
   int64_t group_bytes() const { return panel_bytes() * panels(); }
   int64_t total_bytes() const { return group_bytes() * groups; }
