@@ -25,6 +25,7 @@
 #include "common/intrinsics.h"
 #include "conv/conv_kernels.h"
 #include "conv/conv_requant.h"
+#include "conv/groupwise_lane_params.h"
 #include "conv/groupwise_transpose.h"
 #include "conv/tap_walker.h"
 
@@ -33,27 +34,19 @@ namespace {
 
 // The weights and parameters of every block, in the kernel's order.
 template <int L, int CG>
-struct DwordLayout {
+struct DwordLayout : LaneParams {      // parameters [block][o][lane j]
   static constexpr int kBlock = 4 * L;  // channels (bytes) per block
   std::vector<int8_t> w;                // [block][tap][o][lane j][input channel c]
-  std::vector<int32_t> col_term, b_zp;  // [block][o][lane j]
-  std::vector<float> mult, fbias;
 
-  DwordLayout(const DirectArgs& a, int taps) {
-    const int C = a.g->in_channels, blocks = (C + kBlock - 1) / kBlock;
-    w.assign(static_cast<size_t>(blocks) * taps * 4 * kBlock, 0);
-    const size_t params = static_cast<size_t>(blocks) * kBlock;
-    col_term.assign(params, 0);
-    b_zp.assign(params, 0);
-    mult.assign(params, 0.0f);
-    fbias.assign(params, 0.0f);
+  static int blocks(const DirectArgs& a) { return (a.g->in_channels + kBlock - 1) / kBlock; }
+
+  DwordLayout(const DirectArgs& a, int taps) : LaneParams(static_cast<size_t>(blocks(a)) * kBlock) {
+    const int C = a.g->in_channels;
+    w.assign(static_cast<size_t>(blocks(a)) * taps * 4 * kBlock, 0);
     for (int oc = 0; oc < C; ++oc) {
       const int o = oc % 4, b = oc / 4 / L, j = oc / 4 % L;
       const size_t at = (static_cast<size_t>(b) * 4 + o) * L + j;
-      col_term[at] = a.q.col_term[oc];
-      if (a.q.b_zp != nullptr) b_zp[at] = a.q.b_zp[oc];
-      mult[at] = a.q.mult[oc];
-      if (a.q.fbias != nullptr) fbias[at] = a.q.fbias[oc];
+      place(at, a.q, oc);
       // Packed: vector oc / 16, lane oc % 16, the group's CG input channels per tap,
       // here at their place in the dword (the other group's half stays zero).
       const int8_t* src = a.W + (static_cast<int64_t>(oc / 16) * taps * 16 + oc % 16) * 4;

@@ -22,6 +22,7 @@
 #include "common/intrinsics.h"
 #include "conv/conv_kernels.h"
 #include "conv/conv_requant.h"
+#include "conv/groupwise_lane_params.h"
 #include "conv/groupwise_transpose.h"
 #include "conv/tap_walker.h"
 
@@ -30,27 +31,19 @@ namespace {
 
 // The weights ([block][tap][o][lane j][4 bytes]) and the parameters of each block in
 // r[k]'s lane order ([block][k][lane 2 g + e]).
-struct PairLayout {
+struct PairLayout : LaneParams {
   static constexpr int kBlock = 64;
   std::vector<int8_t> w;
-  std::vector<int32_t> col_term, b_zp;
-  std::vector<float> mult, fbias;
 
-  PairLayout(const DirectArgs& a, int taps) {
-    const int C = a.g->in_channels, blocks = (C + kBlock - 1) / kBlock;
-    w.assign(static_cast<size_t>(blocks) * taps * 8 * kBlock, 0);
-    const size_t params = static_cast<size_t>(blocks) * kBlock;
-    col_term.assign(params, 0);
-    b_zp.assign(params, 0);
-    mult.assign(params, 0.0f);
-    fbias.assign(params, 0.0f);
+  static int blocks(const DirectArgs& a) { return (a.g->in_channels + kBlock - 1) / kBlock; }
+
+  PairLayout(const DirectArgs& a, int taps) : LaneParams(static_cast<size_t>(blocks(a)) * kBlock) {
+    const int C = a.g->in_channels;
+    w.assign(static_cast<size_t>(blocks(a)) * taps * 8 * kBlock, 0);
     for (int oc = 0; oc < C; ++oc) {
       const int b = oc / kBlock, g = oc % kBlock / 8, o = oc % 8;
       const size_t at = (static_cast<size_t>(b) * 4 + o / 2) * 16 + 2 * g + o % 2;
-      col_term[at] = a.q.col_term[oc];
-      if (a.q.b_zp != nullptr) b_zp[at] = a.q.b_zp[oc];
-      mult[at] = a.q.mult[oc];
-      if (a.q.fbias != nullptr) fbias[at] = a.q.fbias[oc];
+      place(at, a.q, oc);
       // Packed: vector oc / 16, lane oc % 16, two dwords d of input channels per tap.
       const int8_t* src = a.W + (static_cast<int64_t>(oc / 16) * taps * 2 * 16 + oc % 16) * 4;
       for (int t = 0; t < taps; ++t)
