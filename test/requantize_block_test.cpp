@@ -134,7 +134,8 @@ TEST(RequantizeBlock, MatchesFormulasOnEveryPath) {
   // OUT_CHANNEL, anywhere.
   const Case cases[] = {{1, 1, 1, {0, 1, 0, 1}},        {3, 17, 1, {1, 2, 3, 13}},
                         {5, 63, 3, {0, 5, 21, 21}},     {4, 65, 5, {2, 2, 26, 13}},
-                        {2, 130, 2, {0, 2, 65, 65}},    {6, 96, 3, {1, 5, 32, 31}}};
+                        {2, 130, 2, {0, 2, 65, 65}},    {6, 96, 3, {1, 5, 32, 31}},
+                        {3, 40, 1, {0, 3, 5, 33}},      {4, 70, 2, {0, 4, 35, 35}}};
   for_each_isa([&] {
     uint32_t seed = 1;
     for (const Case& c : cases) {
