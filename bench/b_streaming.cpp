@@ -12,7 +12,7 @@ void print_b_streaming(std::FILE* out, const std::vector<ShapeResult>& results, 
                        bool flushed) {
   const CacheSizes caches = cache_sizes();
   std::map<int64_t, double> probe_gbs;  // measured once per working-set size
-  double log_sum = 0;
+  double log_sum = 0, log_sum_read = 0;
   int count = 0;
   for (const ShapeResult& r : results) {
     if (r.shape.M > 4 || r.packed_b_bytes <= 0) continue;
@@ -20,8 +20,8 @@ void print_b_streaming(std::FILE* out, const std::vector<ShapeResult>& results, 
       std::fprintf(out, "\nsmall M (M <= 4): packed B streamed per call vs the read bandwidth of "
                         "its level (%d thread(s))\n",
                    threads);
-      std::fprintf(out, "%-16s %9s %6s %9s %11s %7s\n", "shape", "B MiB", "level", "B GB/s",
-                   "level GB/s", "% bw");
+      std::fprintf(out, "%-16s %9s %6s %9s %11s %7s %10s %7s\n", "shape", "B MiB", "level",
+                   "B GB/s", "level GB/s", "% bw", "read GB/s", "% read");
     }
     // The probe reads a working set of B's size (or 256 MiB from DRAM when flushed): the
     // bandwidth a kernel that only streamed B could reach.
@@ -31,12 +31,17 @@ void print_b_streaming(std::FILE* out, const std::vector<ShapeResult>& results, 
     const double bw = probe_gbs[probe];
     const double b_gbs = r.packed_b_bytes / r.quire.timing.median / 1e9;
     const double pct = 100.0 * b_gbs / bw;
-    std::fprintf(out, "%-16s %9.2f %6s %9.1f %11.1f %6.1f%%\n", to_string(r.shape).c_str(),
-                 r.packed_b_bytes / 1048576.0, level.c_str(), b_gbs, bw, pct);
+    const double pct_read = 100.0 * b_gbs / r.b_read_gbs;
+    std::fprintf(out, "%-16s %9.2f %6s %9.1f %11.1f %6.1f%% %10.1f %6.1f%%\n",
+                 to_string(r.shape).c_str(), r.packed_b_bytes / 1048576.0, level.c_str(), b_gbs,
+                 bw, pct, r.b_read_gbs, pct_read);
     log_sum += std::log(pct);
+    log_sum_read += std::log(pct_read);
     ++count;
   }
-  if (count > 0) std::fprintf(out, "geomean %% of the level's bandwidth: %.1f%%\n", std::exp(log_sum / count));
+  if (count > 0)
+    std::fprintf(out, "geomean %% of the level's bandwidth: %.1f%%; of the same bytes' read: %.1f%%\n",
+                 std::exp(log_sum / count), std::exp(log_sum_read / count));
 }
 
 }  // namespace quire::bench

@@ -12,9 +12,11 @@
 namespace quire::bench {
 
 // Prints, for each shape with M <= 4, packed B's size, its level, B GB/s (packed bytes /
-// median time of quire's call as measured), the read bandwidth of that working set and
-// the ratio,
-// then the geomean ratio. Prints nothing when no shape has M <= 4.
+// median time of quire's call as measured), the level's probed read bandwidth
+// (read_bandwidth_gbs of a working set of B's size, 256 MiB when flushed) and the ratio,
+// then a plain read of B's bytes timed like the call (ShapeResult::b_read_gbs, as the
+// int4 bench's %bw) and that ratio; then the geomean ratios. Prints nothing when no
+// shape has M <= 4.
 void print_b_streaming(std::FILE* out, const std::vector<ShapeResult>& results, int threads,
                        bool flushed);
 

@@ -134,25 +134,6 @@ double row0_error(const Layer& l, const std::vector<float>& w, const std::vector
   return err / mag;
 }
 
-// GB/s of a plain read of `bytes` split over the pool's threads as the decode plan
-// splits the weights (one contiguous part each), timed like the int4 call (same warm-up
-// or flush, median): the bandwidth the weights' level gives a stream of their size, in
-// the same cache state and under the same load as the call, measured right before it.
-// (The header's fixed-size probes are best-of-runs of repeated passes: on this shared
-// machine they swing by 2x from run to run, and a single 8 MiB pass reads faster from
-// L3 than their average.)
-double same_bytes_read_gbs(int64_t bytes, ThreadPool& pool,
-                           const std::function<double(const std::function<void()>&)>& time) {
-  const int threads = pool.size();
-  const int64_t part = (bytes / threads + 127) / 128 * 128;
-  std::unique_ptr<uint8_t, decltype(&std::free)> buf(probe_buffer(part * threads), &std::free);
-  std::atomic<uint64_t> sink{0};
-  const double s = time([&] {
-    pool.run([&](int t, int) { sink.fetch_add(read_once(buf.get() + t * part, part)); });
-  });
-  return static_cast<double>(part * threads) / s / 1e9;
-}
-
 }  // namespace
 
 int run_int4_bench(const Options& opt, const std::vector<Shape>& shapes) {

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <thread>
 #include <vector>
@@ -128,6 +129,18 @@ std::string level_of(int64_t bytes, const CacheSizes& caches, int threads) {
   if (bytes <= caches.l2 * threads / 2) return "L2";
   if (bytes <= caches.l3 / 2) return "L3";  // the L3 is shared with whatever else runs
   return "DRAM";
+}
+
+double same_bytes_read_gbs(int64_t bytes, quire::ThreadPool& pool,
+                           const std::function<double(const std::function<void()>&)>& time) {
+  const int threads = pool.size();
+  const int64_t part = (bytes / threads + 127) / 128 * 128;
+  std::unique_ptr<uint8_t, decltype(&std::free)> buf(probe_buffer(part * threads), &std::free);
+  std::atomic<uint64_t> sink{0};
+  const double s = time([&] {
+    pool.run([&](int t, int) { sink.fetch_add(read_once(buf.get() + t * part, part)); });
+  });
+  return static_cast<double>(part * threads) / s / 1e9;
 }
 
 }  // namespace quire::bench

@@ -3,7 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+
+#include "quire/ThreadPool.h"
 
 namespace quire::bench {
 
@@ -27,6 +30,17 @@ uint8_t* probe_buffer(int64_t n);
 
 // Reads n bytes (a multiple of 128) once, as read_bandwidth_gbs does; returns their sum.
 uint64_t read_once(const uint8_t* p, int64_t n);
+
+// GB/s of a plain read of `bytes`, split over the pool's threads in one contiguous part
+// each (as the int4 decode plan and the int8 small-M split give them their weights),
+// timed by `time` like the call it is compared with (same warm-up or flush, median):
+// the bandwidth a stream of that size gets in the same cache state and under the same
+// load, measured right after the call. (The fixed-size probes of read_bandwidth_gbs are
+// best-of-runs of repeated passes: on a shared machine they swing by 2x from run to run,
+// a single 8 MiB pass reads faster from L3 than their average, and a short stream from
+// memory never reaches the 256 MiB probe's rate.)
+double same_bytes_read_gbs(int64_t bytes, quire::ThreadPool& pool,
+                           const std::function<double(const std::function<void()>&)>& time);
 
 // The level a warm working set of `bytes` sits in: "L2", "L3" or "DRAM".
 std::string level_of(int64_t bytes, const CacheSizes& caches, int threads);

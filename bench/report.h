@@ -27,6 +27,7 @@ struct ShapeResult {
   std::optional<Measurement> quire_int32;  // u8 runs also time int32 output
   double pack_b_seconds = 0;
   int64_t packed_b_bytes = 0;
+  double b_read_gbs = 0;  // M <= 4: a plain read of packed_b_bytes timed like the call
   std::optional<Measurement> onednn;
   std::string onednn_detail;
   int64_t onednn_weights_bytes = 0;
