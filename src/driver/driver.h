@@ -67,19 +67,22 @@ class KernelSet {
   // Whether the path's column kernels can end in an output stage (JIT paths; the portable
   // kernel stores int32 and the tile epilogue requantizes).
   bool has_output_stage() const { return jit_; }
-  // The column kernel (pair-safe or not) ending in `stage`, or null where the tile leaves
-  // the stage no registers (the caller then stores int32 and runs the epilogue).
-  MicroKernelFn staged(int mr, int nr, bool pair_safe, const OutputStage& stage) {
+  // The column or narrow kernel (pair-safe or not) ending in `stage`, or null where the
+  // tile leaves the stage no registers (the caller then stores int32 and runs the epilogue).
+  MicroKernelFn staged(int mr, int nr, bool pair_safe, const OutputStage& stage,
+                       bool narrow = false) {
     const uint32_t code = stage.code();
     const StagedEntry& last = staged_[staged_last_];
-    if (last.mr == mr && last.nr == nr && last.pair_safe == pair_safe && last.stage == code)
+    if (last.mr == mr && last.nr == nr && last.pair_safe == pair_safe && last.stage == code &&
+        last.narrow == narrow)
       return last.fn;
-    return find_staged(mr, nr, pair_safe, stage);
+    return find_staged(mr, nr, pair_safe, stage, narrow);
   }
 
  private:
   MicroKernelFn resolve(int mr, int nr, bool narrow);  // through the record; remembered
-  MicroKernelFn find_staged(int mr, int nr, bool pair_safe, const OutputStage& stage);
+  MicroKernelFn find_staged(int mr, int nr, bool pair_safe, const OutputStage& stage,
+                            bool narrow);
   struct Entry {
     int mr, nr;
     bool narrow;
@@ -87,7 +90,7 @@ class KernelSet {
   };
   struct StagedEntry {
     int mr, nr;
-    bool pair_safe;
+    bool pair_safe, narrow;
     uint32_t stage;  // OutputStage::code(); 0 in an unused slot, which no stage has
     MicroKernelFn fn;
   };

@@ -11,7 +11,7 @@ KernelSet::KernelSet(const IsaRecord& isa, int mr, int nr, Accumulation acc)
       saturating_(acc == Accumulation::int16 && isa.traits().acc16_saturates),
       jit_(isa.traits().vector_bytes != 0),
       narrow_rows_(isa.traits().narrow_rows) {
-  staged_[0] = StagedEntry{0, 0, false, 0, nullptr};
+  staged_[0] = StagedEntry{0, 0, false, false, 0, nullptr};
 }
 
 MicroKernelFn KernelSet::resolve(int mr, int nr, bool narrow) {
@@ -41,24 +41,26 @@ MicroKernelFn KernelSet::pair_safe(int mr, int nr, bool narrow) {
   return fn;
 }
 
-MicroKernelFn KernelSet::find_staged(int mr, int nr, bool pair_safe, const OutputStage& stage) {
+MicroKernelFn KernelSet::find_staged(int mr, int nr, bool pair_safe, const OutputStage& stage,
+                                     bool narrow) {
   const uint32_t code = stage.code();
   for (int i = 0; i < staged_used_; ++i) {
     const StagedEntry& e = staged_[i];
-    if (e.mr == mr && e.nr == nr && e.pair_safe == pair_safe && e.stage == code) {
+    if (e.mr == mr && e.nr == nr && e.pair_safe == pair_safe && e.stage == code &&
+        e.narrow == narrow) {
       staged_last_ = i;
       return e.fn;
     }
   }
-  const jit::KernelSpec spec{.isa = isa_.isa, .mr = mr, .nr = nr, .acc16 = saturating_,
-                             .pair_safe = pair_safe, .stage = stage};
+  const jit::KernelSpec spec{.isa = isa_.isa, .mr = mr, .nr = nr, .narrow = narrow,
+                             .acc16 = saturating_, .pair_safe = pair_safe, .stage = stage};
   MicroKernelFn fn = nullptr;
   if (pair_safe) fn = pair_safe_kernel(spec, saturating_);
-  else if (jit_ && jit::registers_fit(spec))
-    fn = isa_.kernel(KernelRequest{mr, nr, false, saturating_, stage});
+  else if (jit_ && (narrow ? jit::narrow_fits(spec) : jit::registers_fit(spec)))
+    fn = isa_.kernel(KernelRequest{mr, nr, narrow, saturating_, stage});
   if (staged_used_ < kStagedSlots) {
     staged_last_ = staged_used_;
-    staged_[staged_used_++] = StagedEntry{mr, nr, pair_safe, code, fn};
+    staged_[staged_used_++] = StagedEntry{mr, nr, pair_safe, narrow, code, fn};
   }
   return fn;
 }

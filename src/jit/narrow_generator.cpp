@@ -21,11 +21,15 @@
 // so lane (i, q) of acc4[g][n] sums row i, column n over the K steps = q mod 4. After the
 // loop an unpack-add tree folds q away, giving lane (i, n), the layout of the one-step
 // accumulators, to which it is added. The remaining k4_steps % 4 steps run one by one.
+//
+// With a requantizing output stage (output_stage_emitter.h) the vectors are requantized
+// in registers on the last K block and leave as uint8 or float.
 #include <cstddef>
 #include <stdexcept>
 
 #include "jit/dot_step.h"
 #include "jit/kernel_generator.h"
+#include "jit/output_stage_emitter.h"
 #include "jit/tile_loop_emitter.h"
 
 namespace quire::jit {
@@ -67,7 +71,8 @@ class NarrowEmitter final : public TileLoopEmitter {
         rpv_(16 / np_), vectors_((s.mr + rpv_ - 1) / rpv_), blocked_(vnni_ && np_ == 4),
         dot_(a, s.isa, dot_style(s), true,
              DotRegs{x86::zmm(M::a_even()), x86::zmm(M::a_odd()), x86::zmm(M::product()),
-                     x86::zmm(M::constant())}) {}
+                     x86::zmm(M::constant())}),
+        stage_(a, s.stage, stage_layout()) {}
 
  private:
   using M = NarrowRegMap;
@@ -147,6 +152,21 @@ class NarrowEmitter final : public TileLoopEmitter {
   static x86::Zmm bvec() { return x86::zmm(M::b()); }
   // Opmasks: k1..k(rpv-1) select row i's lanes in the A vector; k7 the N output lanes.
   static x86::KReg row_mask(int i) { return x86::k(i); }
+  // The output lanes of row slot i (row i of a vector): k7 for slot 0; for the others the
+  // row masks when nr = np, else k4..k6.
+  x86::KReg row_lanes(int i) const {
+    return i == 0 ? x86::k7 : s_.nr == np_ ? row_mask(i) : x86::k(3 + i);
+  }
+
+  // The stage's temporaries are A vectors, free after the K loop.
+  OutputStageEmitter::Layout stage_layout() const {
+    OutputStageEmitter::Layout l{true, s_.mr, 1, s_.nr, avec(0), avec(1), Label(), !acc16_};
+    l.rows_per_vector = rpv_;
+    for (int i = 0; i < rpv_; ++i) l.row_lanes[static_cast<size_t>(i)] = row_lanes(i);
+    return l;
+  }
+  int frame_bytes() const override { return s_.stage.requantize ? OutputStageEmitter::kFrameBytes : 0; }
+  void embed_data() override { stage_.embed_data(); }
 
   void set_mask(const x86::KReg& k, uint32_t bits) {
     a_.mov(kScratch.r32(), bits);
@@ -154,14 +174,21 @@ class NarrowEmitter final : public TileLoopEmitter {
   }
 
   void prologue_extra() override {
+    if (s_.stage.requantize) {  // first: it takes k1 as the nr column lanes
+      set_mask(x86::k1, (1u << s_.nr) - 1);
+      stage_.prologue(kArgs);
+    }
     for (int i = 1; i < rpv_; ++i) set_mask(row_mask(i), ((1u << np_) - 1) << (i * np_));
     set_mask(x86::k7, (1u << s_.nr) - 1);
+    if (s_.stage.requantize && s_.nr != np_)
+      for (int i = 1; i < rpv_; ++i) set_mask(row_lanes(i), ((1u << s_.nr) - 1) << (i * np_));
     dot_.load_constant();
   }
 
   void zero_accumulators() override {
+    if (stage_.starts_at_column_term()) stage_.init_accumulators([](int v, int) { return acc(v); });
     for (int v = 0; v < vectors_; ++v) {
-      a_.vpxord(acc(v), acc(v), acc(v));
+      if (!stage_.starts_at_column_term()) a_.vpxord(acc(v), acc(v), acc(v));
       if (blocked_)
         for (int n = 0; n < 4; ++n) a_.vpxord(acc4(v, n), acc4(v, n), acc4(v, n));
     }
@@ -187,6 +214,11 @@ class NarrowEmitter final : public TileLoopEmitter {
 
   // Row r lives in lanes [i * np, i * np + N) of vector r / rpv (i = r % rpv).
   void store_tile(bool accumulate) override {
+    if (s_.stage.requantize) {
+      if (accumulate) add_c();
+      stage_.store_narrow(kArgs, [](int v) { return acc(v); });
+      return;
+    }
     Label done = a_.newLabel();
     if (s_.nr == np_) {
       // C rows of exactly N = Np int32 back to back (ldc == N, the usual layout of these
@@ -223,11 +255,43 @@ class NarrowEmitter final : public TileLoopEmitter {
     a_.bind(done);
   }
 
+  // Before a staged store on later K blocks: the int32 C of the earlier ones, added to
+  // each row's lanes (a row at its address minus its lanes' offset; masked-off lanes do
+  // not fault), or a vector's rows at once when C rows are np int32 apart.
+  void add_c() {
+    Label done = a_.newLabel();
+    if (s_.nr == np_) {
+      Label by_rows = a_.newLabel();
+      a_.cmp(kLdc, 4 * np_);
+      a_.jne(by_rows);
+      for (int v = 0; v < vectors_; ++v) {
+        const int rows = std::min(rpv_, s_.mr - v * rpv_);
+        const x86::Mem src = x86::zmmword_ptr(kC, v * 64);
+        if (rows == rpv_) {
+          a_.vpaddd(acc(v), acc(v), src);
+        } else {
+          set_mask(x86::k6, (1u << (rows * np_)) - 1);
+          a_.k(x86::k6).vpaddd(acc(v), acc(v), src);
+        }
+      }
+      a_.jmp(done);
+      a_.bind(by_rows);
+    }
+    a_.mov(kCRow, kC);
+    for (int r = 0; r < s_.mr; ++r) {
+      const int v = r / rpv_, i = r % rpv_;
+      a_.k(row_lanes(i)).vpaddd(acc(v), acc(v), x86::zmmword_ptr(kCRow, -i * np_ * 4));
+      if (r + 1 < s_.mr) a_.add(kCRow, kLdc);
+    }
+    a_.bind(done);
+  }
+
   KernelSpec s_;
   bool vnni_, acc16_;
   int np_, rpv_, vectors_;
   bool blocked_;
   DotEmitter dot_;
+  OutputStageEmitter stage_;
 };
 
 }  // namespace
@@ -235,7 +299,6 @@ class NarrowEmitter final : public TileLoopEmitter {
 bool narrow_fits(const KernelSpec& s) {
   const detail::IsaTraits& t = detail::traits(s.isa);
   if (s.acc16 && s.pair_safe) return false;
-  if (s.stage.requantize) return false;  // narrow tiles are requantized by the tile epilogue
   // acc16 and pair-safe kernels replace the exact split: only paths without VNNI run them.
   const bool isa_ok = t.narrow_rows > 0 && (!s.acc16 || t.acc16_saturates) && (!s.pair_safe || !t.vnni);
   return isa_ok && s.nr >= 3 && s.nr <= 8 && s.mr >= 1 && s.mr <= t.narrow_rows;
