@@ -6,8 +6,9 @@
 // the saturating model). The cases are what the stage adds to the plain requantization
 // tests: slices that lie in one quantization group or straddle groups (the epilogue then
 // takes them, beside fused slices of the same tile), K blocks accumulated before the stage,
-// pair-safe and acc16 kernels, zero points and biases that wrap int32, multipliers of 0,
-// below 0 and huge, every c_zero_point edge, 1-3 threads, every path.
+// pair-safe and acc16 kernels, narrow outputs (N <= 16: a third of the cases draw 3..8),
+// zero points and biases that wrap int32, multipliers of 0, below 0 and huge, every
+// c_zero_point edge, 1-3 threads, every path.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -205,8 +206,10 @@ std::vector<Case> cases(uint32_t seed, int count) {
   std::vector<Case> out;
   for (int i = 0; i < count; ++i) {
     Case c{};
-    c.M = pick({1, 2, 3, 5, 6, 7, 11, 12, 13, 25});
-    c.N = pick({1, 3, 7, 8, 9, 15, 16, 17, 31, 33, 47, 48, 49, 63, 64, 65, 96, 130});
+    c.M = pick({1, 2, 3, 5, 6, 7, 11, 12, 13, 25, 50});
+    // A third narrow (3..8: the narrow kernels' stage on AVX-512 paths), a sixth 9..16.
+    c.N = pick({1, 3, 4, 5, 6, 7, 8, 3, 4, 8, 9, 12, 15, 16, 17, 31, 33, 47, 48, 49, 63, 64,
+                65, 96, 130});
     c.K = pick({1, 3, 4, 17, 64, 300});
     c.gran = static_cast<Gran>(rng() % 3);
     c.qgroups = 1;
