@@ -18,7 +18,7 @@
 //   - Narrow: the narrow kernels (AVX-512 paths; exact, acc16, pair-safe), mr in [1, 12] x
 //     nr in [3, 8] x k x accumulate, uint8 and float output with the stage forms, zero
 //     points, ReLU and special multipliers cycled, C and the output contiguous (one store
-//     per vector) or padded (row by row) by turns.
+//     per vector) or padded (row by row) by turns; on VNNI half of them with row_sums.
 // A tile without a stage kernel (its registers leave the stage no room; the driver then
 // stores int32 and runs the epilogue) is skipped, and the skipped tiles are listed.
 #include <gtest/gtest.h>
@@ -248,7 +248,7 @@ TEST_P(KernelStageSweep, Narrow) {
             if (to_float && stage.bias == BiasKind::int32) stage.bias = BiasKind::none;
             if (to_float) stage.act_times_w_scale = StageOperand::absent;
             KernelTester t = tester(form, mr, nr, seed);
-            with_stage(t.narrow(true), stage)
+            with_stage(t.narrow(true).row_sums(traits().vnni && seed % 2 == 0), stage)
                 .to_float(to_float).k(k).accumulate(accumulate).m_panels(seed % 2 ? 3 : 1)
                 .lda_pad(int(seed % 5)).ldc_pad(seed % 2 ? 0 : int(seed % 3))
                 .out_pad(seed % 4 < 2 ? 0 : int(seed % 7)).c_zero_point(kCZeroPoints[(seed / 7) % 4])

@@ -24,6 +24,12 @@
 //
 // With a requantizing output stage (output_stage_emitter.h) the vectors are requantized
 // in registers on the last K block and leave as uint8 or float.
+//
+// With row_sums (VNNI only, kernel_spec.h) each A vector also meets a vector of ones:
+// rs[v] += vpdpbusd(A, ones) gives, in every lane of row i, its sum over the step (the
+// blocked loop: lane (i, q) the sum of K step q, folded like the products; its leftover
+// steps add into lane (i, 0) only, through ones in the first lane of each row). The sums
+// are stored one int32 per row, and a stage's row term multiplies them in place.
 #include <cstddef>
 #include <stdexcept>
 
@@ -42,10 +48,11 @@ namespace {
 
 // Vector registers (zmm). One-step loop: accumulators [0, 6) and A vectors [6, 12) (one
 // per RPV rows, at most 6 each), then the dot step's B (exact: its even half), B odd,
-// A even, A odd, product and constant, and the store's row temporary.
+// A even, A odd, product and constant, and the store's row temporary; row sums after it.
 // Blocked loop (vnni, Np = 4: at most 3 accumulators and A vectors, so accumulators and
 // A vectors 3..5 are free): acc4[g][n] after the store temporary, B columns in the 4
-// registers from B on, the 4 loaded B rows and the 4 transpose temporaries in free ones.
+// registers from B on, the 4 loaded B rows and the 2 transpose temporaries in free ones;
+// the 3 row sums in the registers left (accumulator 5, the constant, the store's).
 struct NarrowRegMap {
   static constexpr int kVectors = 6;
   static int acc(int v) { return v; }
@@ -60,7 +67,11 @@ struct NarrowRegMap {
   static int acc4(int g, int n) { return store_row() + 1 + 4 * g + n; }
   static int bcol(int n) { return b() + n; }
   static int b_row(int i) { return i < 3 ? avec(3 + i) : product(); }
-  static int transpose_tmp(int i) { return i < 3 ? acc(3 + i) : constant(); }
+  static int transpose_tmp(int i) { return acc(3 + i); }  // i < 2
+  static int row_sum(int v, bool blocked) {
+    const int kBlocked[3] = {acc(5), constant(), store_row()};
+    return blocked ? kBlocked[v] : store_row() + 1 + v;
+  }
 };
 
 class NarrowEmitter final : public TileLoopEmitter {
@@ -82,11 +93,9 @@ class NarrowEmitter final : public TileLoopEmitter {
   int steps_per_block() const override { return blocked_ ? 4 : 1; }
 
   void dot_block() override {
-    x86::Xmm rows[4], t[4];
-    for (int i = 0; i < 4; ++i) {
-      rows[i] = x86::xmm(M::b_row(i));
-      t[i] = x86::xmm(M::transpose_tmp(i));
-    }
+    x86::Xmm rows[4], t[2];
+    for (int i = 0; i < 4; ++i) rows[i] = x86::xmm(M::b_row(i));
+    for (int i = 0; i < 2; ++i) t[i] = x86::xmm(M::transpose_tmp(i));
     // B rows of 4 columns for K steps t..t+3 (the cursor steps once so that step 3 is
     // addressable as base + 2 * b_step; it is put back afterwards).
     a_.vmovdqu(rows[0], x86::xmmword_ptr(kBCursor));
@@ -95,15 +104,16 @@ class NarrowEmitter final : public TileLoopEmitter {
     a_.add(kBCursor, kBStep);
     a_.vmovdqu(rows[3], x86::xmmword_ptr(kBCursor, kBStep, 1));
     a_.sub(kBCursor, kBStep);
-    // 4 x 4 dword transpose: column n = [step 0, step 1, step 2, step 3].
+    // 4 x 4 dword transpose: column n = [step 0, step 1, step 2, step 3] (rows 0 and 1
+    // are dead once unpacked, and take the unpacks of rows 2 and 3).
     a_.vpunpckldq(t[0], rows[0], rows[1]);
     a_.vpunpckhdq(t[1], rows[0], rows[1]);
-    a_.vpunpckldq(t[2], rows[2], rows[3]);
-    a_.vpunpckhdq(t[3], rows[2], rows[3]);
-    a_.vpunpcklqdq(bcol(0).xmm(), t[0], t[2]);
-    a_.vpunpckhqdq(bcol(1).xmm(), t[0], t[2]);
-    a_.vpunpcklqdq(bcol(2).xmm(), t[1], t[3]);
-    a_.vpunpckhqdq(bcol(3).xmm(), t[1], t[3]);
+    a_.vpunpckldq(rows[0], rows[2], rows[3]);
+    a_.vpunpckhdq(rows[1], rows[2], rows[3]);
+    a_.vpunpcklqdq(bcol(0).xmm(), t[0], rows[0]);
+    a_.vpunpckhqdq(bcol(1).xmm(), t[0], rows[0]);
+    a_.vpunpcklqdq(bcol(2).xmm(), t[1], rows[1]);
+    a_.vpunpckhqdq(bcol(3).xmm(), t[1], rows[1]);
     for (int n = 0; n < 4; ++n) a_.vshufi32x4(bcol(n), bcol(n), bcol(n), 0);
     for (int g = 0; g < vectors_; ++g) {
       const x86::Zmm av = avec(g);
@@ -111,6 +121,7 @@ class NarrowEmitter final : public TileLoopEmitter {
       a_.vbroadcasti32x4(av, block_operand(first));
       for (int i = 1; i < rows_in_group; ++i) a_.k(row_mask(i)).vbroadcasti32x4(av, block_operand(first + i));
       for (int n = 0; n < 4; ++n) dot_.multiply_add(acc4(g, n), {av, av}, {bcol(n), bcol(n)});
+      if (s_.row_sums) a_.vpdpbusd(row_sum(g), av, x86::dword_ptr(ones_)._1to16());
     }
   }
 
@@ -125,7 +136,13 @@ class NarrowEmitter final : public TileLoopEmitter {
     if (!blocked_) return;
     // Temporaries: registers the blocked loop's accumulators and B columns do not use.
     const x86::Zmm x = x86::zmm(M::transpose_tmp(0)), y = x86::zmm(M::transpose_tmp(1)),
-                   u0 = x86::zmm(M::transpose_tmp(2)), u1 = x86::zmm(M::b_row(0));
+                   u0 = x86::zmm(M::b_row(1)), u1 = x86::zmm(M::b_row(0));
+    for (int g = 0; g < vectors_ && s_.row_sums; ++g) {  // lane (i, q) -> every lane of row i
+      a_.vpshufd(x, row_sum(g), 0x4E);
+      a_.vpaddd(row_sum(g), row_sum(g), x);
+      a_.vpshufd(x, row_sum(g), 0xB1);
+      a_.vpaddd(row_sum(g), row_sum(g), x);
+    }
     for (int g = 0; g < vectors_; ++g) {
       a_.vpunpckldq(x, acc4(g, 0), acc4(g, 1));
       a_.vpunpckhdq(y, acc4(g, 0), acc4(g, 1));
@@ -149,6 +166,7 @@ class NarrowEmitter final : public TileLoopEmitter {
 
   static x86::Zmm acc(int v) { return x86::zmm(M::acc(v)); }
   static x86::Zmm avec(int v) { return x86::zmm(M::avec(v)); }
+  x86::Zmm row_sum(int v) const { return x86::zmm(M::row_sum(v, blocked_)); }
   static x86::Zmm bvec() { return x86::zmm(M::b()); }
   // Opmasks: k1..k(rpv-1) select row i's lanes in the A vector; k7 the N output lanes.
   static x86::KReg row_mask(int i) { return x86::k(i); }
@@ -166,7 +184,45 @@ class NarrowEmitter final : public TileLoopEmitter {
     return l;
   }
   int frame_bytes() const override { return s_.stage.requantize ? OutputStageEmitter::kFrameBytes : 0; }
-  void embed_data() override { stage_.embed_data(); }
+  void embed_data() override {
+    stage_.embed_data();
+    if (!s_.row_sums) return;
+    // ones_: 64 one-bytes; then the ones of each row's first lane (blocked leftovers);
+    // then the lane of each row's first column, for gathering the sums (vpermd).
+    a_.align(AlignMode::kData, 64);
+    a_.bind(ones_);
+    for (int i = 0; i < 16; ++i) a_.embedInt32(0x01010101);
+    a_.bind(ones_first_);
+    for (int i = 0; i < 16; ++i) a_.embedInt32(i % np_ == 0 ? 0x01010101 : 0);
+    a_.bind(first_lanes_);
+    for (int i = 0; i < 16; ++i) a_.embedInt32((i % rpv_) * np_);
+  }
+
+  // Each row's sum to args->row_sums at this panel's rows (the panel index from the
+  // panels left). Uses r13 and the store's row temporary.
+  void store_row_sums() {
+    const x86::Gp out = kScratch;
+    const x86::Zmm t = x86::zmm(M::b());  // free after the K loop
+    a_.mov(out, arg(offsetof(MicroKernelArgs, m_panels)));
+    a_.sub(out, kPanels);
+    a_.imul(out, out, 4 * s_.mr);
+    a_.add(out, arg(offsetof(MicroKernelArgs, row_sums)));
+    a_.vmovdqu32(t, x86::zmmword_ptr(first_lanes_));
+    for (int v = 0; v < vectors_; ++v) {
+      const int rows = std::min(rpv_, s_.mr - v * rpv_);
+      const x86::Xmm sums = avec(v).xmm();  // free after the K loop
+      a_.vpermd(avec(v), t, row_sum(v));
+      const int32_t at = 4 * v * rpv_;
+      if (rows == 4) {
+        a_.vmovdqu(x86::xmmword_ptr(out, at), sums);
+      } else if (rows == 2) {
+        a_.vmovq(x86::qword_ptr(out, at), sums);
+      } else {
+        a_.vmovd(x86::dword_ptr(out, at), sums);
+        for (int i = 1; i < rows; ++i) a_.vpextrd(x86::dword_ptr(out, at + 4 * i), sums, i);
+      }
+    }
+  }
 
   void set_mask(const x86::KReg& k, uint32_t bits) {
     a_.mov(kScratch.r32(), bits);
@@ -188,6 +244,7 @@ class NarrowEmitter final : public TileLoopEmitter {
   void zero_accumulators() override {
     if (stage_.starts_at_column_term()) stage_.init_accumulators([](int v, int) { return acc(v); });
     for (int v = 0; v < vectors_; ++v) {
+      if (s_.row_sums) a_.vpxord(row_sum(v), row_sum(v), row_sum(v));
       if (!stage_.starts_at_column_term()) a_.vpxord(acc(v), acc(v), acc(v));
       if (blocked_)
         for (int n = 0; n < 4; ++n) a_.vpxord(acc4(v, n), acc4(v, n), acc4(v, n));
@@ -209,14 +266,21 @@ class NarrowEmitter final : public TileLoopEmitter {
       a_.vpbroadcastd(av, row_operand(first));
       for (int i = 1; i < rows; ++i) a_.k(row_mask(i)).vpbroadcastd(av, row_operand(first + i));
       dot_.multiply_add(acc(v), dot_.split_a(av), b);
+      if (s_.row_sums) {
+        if (blocked_) a_.vpdpbusd(row_sum(v), av, x86::zmmword_ptr(ones_first_));
+        else a_.vpdpbusd(row_sum(v), av, x86::dword_ptr(ones_)._1to16());
+      }
     }
   }
 
   // Row r lives in lanes [i * np, i * np + N) of vector r / rpv (i = r % rpv).
   void store_tile(bool accumulate) override {
+    if (s_.row_sums) store_row_sums();
     if (s_.stage.requantize) {
       if (accumulate) add_c();
-      stage_.store_narrow(kArgs, [](int v) { return acc(v); });
+      std::function<x86::Vec(int)> sums;
+      if (s_.row_sums) sums = [this](int v) { return x86::Vec(row_sum(v)); };
+      stage_.store_narrow(kArgs, [](int v) { return acc(v); }, sums);
       return;
     }
     Label done = a_.newLabel();
@@ -292,6 +356,7 @@ class NarrowEmitter final : public TileLoopEmitter {
   bool blocked_;
   DotEmitter dot_;
   OutputStageEmitter stage_;
+  Label ones_ = a_.newLabel(), ones_first_ = a_.newLabel(), first_lanes_ = a_.newLabel();
 };
 
 }  // namespace
@@ -300,7 +365,8 @@ bool narrow_fits(const KernelSpec& s) {
   const detail::IsaTraits& t = detail::traits(s.isa);
   if (s.acc16 && s.pair_safe) return false;
   // acc16 and pair-safe kernels replace the exact split: only paths without VNNI run them.
-  const bool isa_ok = t.narrow_rows > 0 && (!s.acc16 || t.acc16_saturates) && (!s.pair_safe || !t.vnni);
+  const bool isa_ok = t.narrow_rows > 0 && (!s.acc16 || t.acc16_saturates) && (!s.pair_safe || !t.vnni) &&
+                      (!s.row_sums || t.vnni);
   return isa_ok && s.nr >= 3 && s.nr <= 8 && s.mr >= 1 && s.mr <= t.narrow_rows;
 }
 

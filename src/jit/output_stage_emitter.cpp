@@ -335,16 +335,22 @@ void OutputStageEmitter::requantize_vector(const x86::Vec& x) {
   a_.vpmaxsd(x, x, vec_at(x86::rsp, kFloorDwords));
 }
 
-void OutputStageEmitter::store_narrow(const x86::Gp& args, const std::function<x86::Vec(int)>& acc) {
+void OutputStageEmitter::store_narrow(const x86::Gp& args, const std::function<x86::Vec(int)>& acc,
+                                      const std::function<x86::Vec(int)>& sums) {
   const int rpv = l_.rows_per_vector, np = 16 / rpv, vectors = narrow_vectors();
   const int elem = s_.to_float ? 4 : 1;
+  const bool row_term = s_.b_zero_point != StageOperand::absent;
   begin_store(args);
-  if (s_.b_zero_point != StageOperand::absent) a_.vmovdqu32(l_.t2, x86::zmmword_ptr(lane_rows_));
+  if (row_term && !sums) a_.vmovdqu32(l_.t2, x86::zmmword_ptr(lane_rows_));
   for (int v = 0; v < vectors; ++v) {
     const x86::Vec x = acc(v);
     if (has_column_term() && !l_.start_at_column_term) a_.vpaddd(x, x, vec_at(x86::rsp, kColumnTerm));
-    if (s_.b_zero_point != StageOperand::absent)
+    if (row_term && sums) {
+      a_.vpmulld(l_.t, sums(v), vec_at(x86::rsp, kBZeroPoint));
+      a_.vpsubd(x, x, l_.t);
+    } else if (row_term) {
       subtract_narrow_row_term(x, v * rpv, std::min(rpv, l_.mr - v * rpv));
+    }
     requantize_vector(x);
   }
   const x86::Xmm bytes = l_.t.xmm();

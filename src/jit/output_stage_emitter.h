@@ -63,8 +63,11 @@ class OutputStageEmitter {
   // acc(r, v) for r < mr, v < nv, stores the bytes and advances the panel cursors. Uses
   // rbx, rbp, rcx, r13, r14, r15 (all free after the K loop).
   void store(const asmjit::x86::Gp& args, const std::function<asmjit::x86::Vec(int, int)>& acc);
-  // The same for a narrow tile, acc(v) its vectors. Uses t, t2 and k6 (when nr = np).
-  void store_narrow(const asmjit::x86::Gp& args, const std::function<asmjit::x86::Vec(int)>& acc);
+  // The same for a narrow tile, acc(v) its vectors; sums(v), if given, holds each lane's
+  // row sum (the kernel's row_sums), else they are read from row_offsets. Uses t, t2 and
+  // k6 (when nr = np).
+  void store_narrow(const asmjit::x86::Gp& args, const std::function<asmjit::x86::Vec(int)>& acc,
+                    const std::function<asmjit::x86::Vec(int)>& sums);
 
  private:
   asmjit::x86::Mem vec_at(const asmjit::x86::Gp& base, int32_t disp) const;
