@@ -11,24 +11,30 @@ namespace {
 // One column slice [c0, c0 + nr) of a tile with an output op: each call (the full panels
 // of `tile` rows, then the row tail) runs the kernel (column or narrow) ending in the op's
 // stage, or, where the slice or the tile gives it none, stores int32 and requantizes that
-// block with the epilogue.
+// block with the epilogue. row_sums (narrow only): the kernels also write the rows' A sums
+// there, and a stage's row term takes them from registers, so it runs only where the op's
+// row offsets are that buffer.
 void run_staged_slice(KernelSet& kernels, MicroKernelArgs& args, const TileRequantize* t, int c0,
                       int nr, int panel, const uint8_t* pair_safe, const uint8_t* a, int64_t lda,
                       int32_t* c, int64_t ldc, int tile, int full_panels, int tail_rows,
-                      bool narrow) {
+                      bool narrow, int32_t* row_sums) {
   OutputStage stage;
   OutputStageArgs stage_args;  // filled by stage_for_slice
-  const bool in_stage = stage_for_slice(t->args, c0, nr, stage, stage_args);
-  const bool safe_panel = pair_safe != nullptr && pair_safe[panel] != 0;
+  bool in_stage = stage_for_slice(t->args, c0, nr, stage, stage_args);
+  const bool sums = row_sums != nullptr;
+  if (sums && stage.b_zero_point != StageOperand::absent && stage_args.row_offsets != row_sums)
+    in_stage = false;
+  const bool safe_panel = pair_safe != nullptr && pair_safe[panel] != 0 && !sums;
   const auto run = [&](int r0, int rows, int panels) {
     args.a = a + int64_t{r0} * lda;
     args.c = c + int64_t{r0} * ldc + c0;
     args.a_panel_stride = rows * lda;
     args.m_panels = panels;
     args.mr = rows;
+    args.row_sums = sums ? row_sums + r0 : nullptr;
     if (in_stage) {
       MicroKernelFn fn = safe_panel ? kernels.staged(rows, nr, true, stage, narrow) : nullptr;
-      if (fn == nullptr) fn = kernels.staged(rows, nr, false, stage, narrow);
+      if (fn == nullptr) fn = kernels.staged(rows, nr, false, stage, narrow, sums);
       if (fn != nullptr) {
         OutputStageArgs call_stage = stage_args;
         call_stage.out = static_cast<char*>(call_stage.out) + int64_t{r0} * call_stage.ld_out;
@@ -40,7 +46,7 @@ void run_staged_slice(KernelSet& kernels, MicroKernelArgs& args, const TileRequa
       }
     }
     MicroKernelFn fn = safe_panel ? kernels.pair_safe(rows, nr, narrow) : nullptr;
-    if (fn == nullptr) fn = kernels.get(rows, nr, narrow);
+    if (fn == nullptr) fn = kernels.get(rows, nr, narrow, sums);
     fn(&args);
     run_epilogue(*t, r0, rows * panels, c0, nr);
   };
@@ -50,10 +56,14 @@ void run_staged_slice(KernelSet& kernels, MicroKernelArgs& args, const TileRequa
 
 }  // namespace
 
+bool narrow_block(const KernelSet& kernels, const PackedBLayout& b, int n0, int nc) {
+  return kernels.narrow_rows(nc) > 0 && n0 == 0 && nc == b.n && nc <= b.panel_width;
+}
+
 void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
                    const PackedBLayout& b, const int8_t* b_group, int k0, int kc, int n0, int nc,
                    int32_t* c, int64_t ldc, bool accumulate, const uint8_t* pair_safe,
-                   const TileRequantize* requantize) {
+                   const TileRequantize* requantize, int32_t* row_sums) {
   const int mr = kernels.mr(), full_panels = mc / mr, tail_rows = mc % mr;
   const int width = b.panel_width;
   // Panels no K pair of which can saturate vpmaddubsw run the path's pair-safe kernels
@@ -71,13 +81,13 @@ void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
   args.accumulate = accumulate;
   // A narrow output (3..8 columns, the whole group, within one B panel) runs the kernels
   // that pack several rows per vector, over tiles of `tile` rows, ending in the output
-  // op's stage where it has one.
-  if (const int tile = kernels.narrow_rows(nc); tile > 0 && n0 == 0 && nc == b.n && nc <= width) {
+  // op's stage where it has one (and forming the rows' A sums when asked).
+  if (const int tile = kernels.narrow_rows(nc); narrow_block(kernels, b, n0, nc)) {
     args.b = b_group + int64_t{k0} * width;
     args.nr = nc;
     if (requantize != nullptr) {
       run_staged_slice(kernels, args, requantize, 0, nc, 0, pair_safe, a, lda, c, ldc, tile,
-                       mc / tile, mc % tile, true);
+                       mc / tile, mc % tile, true, row_sums);
       return;
     }
     for (int row = 0; row < mc;) {
@@ -88,7 +98,12 @@ void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
       args.a_panel_stride = rows * lda;
       args.m_panels = panels;
       args.mr = rows;
-      kernel(rows, nc, 0, true)(&args);
+      if (row_sums != nullptr) {
+        args.row_sums = row_sums + row;
+        kernels.get(rows, nc, true, true)(&args);
+      } else {
+        kernel(rows, nc, 0, true)(&args);
+      }
       row += rows * panels;
     }
     return;
@@ -125,7 +140,7 @@ void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
       }
     } else {
       run_staged_slice(kernels, args, staged, col - n0, nr, panel, pair_safe, a, lda, c, ldc, mr,
-                       full_panels, tail_rows, false);
+                       full_panels, tail_rows, false, nullptr);
     }
     col += nr;
   }

@@ -52,7 +52,8 @@ namespace {
 // Blocked loop (vnni, Np = 4: at most 3 accumulators and A vectors, so accumulators and
 // A vectors 3..5 are free): acc4[g][n] after the store temporary, B columns in the 4
 // registers from B on, the 4 loaded B rows and the 2 transpose temporaries in free ones;
-// the 3 row sums in the registers left (accumulator 5, the constant, the store's).
+// the 3 row sums in the registers left (accumulator 5, the constant, the store's); the
+// ones of the row sums in the last register.
 struct NarrowRegMap {
   static constexpr int kVectors = 6;
   static int acc(int v) { return v; }
@@ -72,6 +73,7 @@ struct NarrowRegMap {
     const int kBlocked[3] = {acc(5), constant(), store_row()};
     return blocked ? kBlocked[v] : store_row() + 1 + v;
   }
+  static int ones() { return 31; }  // row sums: free in both loops
 };
 
 class NarrowEmitter final : public TileLoopEmitter {
@@ -121,7 +123,7 @@ class NarrowEmitter final : public TileLoopEmitter {
       a_.vbroadcasti32x4(av, block_operand(first));
       for (int i = 1; i < rows_in_group; ++i) a_.k(row_mask(i)).vbroadcasti32x4(av, block_operand(first + i));
       for (int n = 0; n < 4; ++n) dot_.multiply_add(acc4(g, n), {av, av}, {bcol(n), bcol(n)});
-      if (s_.row_sums) a_.vpdpbusd(row_sum(g), av, x86::dword_ptr(ones_)._1to16());
+      if (s_.row_sums) a_.vpdpbusd(row_sum(g), av, ones());
     }
   }
 
@@ -167,6 +169,7 @@ class NarrowEmitter final : public TileLoopEmitter {
   static x86::Zmm acc(int v) { return x86::zmm(M::acc(v)); }
   static x86::Zmm avec(int v) { return x86::zmm(M::avec(v)); }
   x86::Zmm row_sum(int v) const { return x86::zmm(M::row_sum(v, blocked_)); }
+  static x86::Zmm ones() { return x86::zmm(M::ones()); }
   static x86::Zmm bvec() { return x86::zmm(M::b()); }
   // Opmasks: k1..k(rpv-1) select row i's lanes in the A vector; k7 the N output lanes.
   static x86::KReg row_mask(int i) { return x86::k(i); }
@@ -239,6 +242,7 @@ class NarrowEmitter final : public TileLoopEmitter {
     if (s_.stage.requantize && s_.nr != np_)
       for (int i = 1; i < rpv_; ++i) set_mask(row_lanes(i), ((1u << s_.nr) - 1) << (i * np_));
     dot_.load_constant();
+    if (s_.row_sums) a_.vpbroadcastd(ones(), x86::dword_ptr(ones_));
   }
 
   void zero_accumulators() override {
@@ -268,7 +272,7 @@ class NarrowEmitter final : public TileLoopEmitter {
       dot_.multiply_add(acc(v), dot_.split_a(av), b);
       if (s_.row_sums) {
         if (blocked_) a_.vpdpbusd(row_sum(v), av, x86::zmmword_ptr(ones_first_));
-        else a_.vpdpbusd(row_sum(v), av, x86::dword_ptr(ones_)._1to16());
+        else a_.vpdpbusd(row_sum(v), av, ones());
       }
     }
   }
