@@ -13,8 +13,9 @@ namespace {
 // stage, or, where the slice or the tile gives it none, stores int32 and requantizes that
 // block with the epilogue. row_sums (narrow only): the kernels also write the rows' A sums
 // there, and a stage's row term takes them from registers, so it runs only where the op's
-// row offsets are that buffer.
-void run_staged_slice(KernelSet& kernels, MicroKernelArgs& args, const TileRequantize* t, int c0,
+// row offsets are that buffer. Inlined into both callers: called out of line (with the
+// row loop below), the column path's small tiles ran 1.5% slower (6 x 1024 x 256).
+__attribute__((always_inline)) inline void run_staged_slice(KernelSet& kernels, MicroKernelArgs& args, const TileRequantize* t, int c0,
                       int nr, int panel, const uint8_t* pair_safe, const uint8_t* a, int64_t lda,
                       int32_t* c, int64_t ldc, int tile, int full_panels, int tail_rows,
                       bool narrow, int32_t* row_sums) {
@@ -25,7 +26,7 @@ void run_staged_slice(KernelSet& kernels, MicroKernelArgs& args, const TileRequa
   if (sums && stage.b_zero_point != StageOperand::absent && stage_args.row_offsets != row_sums)
     in_stage = false;
   const bool safe_panel = pair_safe != nullptr && pair_safe[panel] != 0 && !sums;
-  const auto run = [&](int r0, int rows, int panels) {
+  const auto run = [&](int r0, int rows, int panels) __attribute__((always_inline)) {
     args.a = a + int64_t{r0} * lda;
     args.c = c + int64_t{r0} * ldc + c0;
     args.a_panel_stride = rows * lda;
