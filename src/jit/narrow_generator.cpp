@@ -31,6 +31,7 @@
 // steps add into lane (i, 0) only, through ones in the first lane of each row). The sums
 // are stored one int32 per row, and a stage's row term multiplies them in place.
 #include <cstddef>
+#include <functional>
 #include <stdexcept>
 
 #include "jit/dot_step.h"
