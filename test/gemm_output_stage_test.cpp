@@ -6,8 +6,9 @@
 // the saturating model). The cases are what the stage adds to the plain requantization
 // tests: slices that lie in one quantization group or straddle groups (the epilogue then
 // takes them, beside fused slices of the same tile), K blocks accumulated before the stage,
-// pair-safe and acc16 kernels, zero points and biases that wrap int32, multipliers of 0,
-// below 0 and huge, every c_zero_point edge, 1-3 threads, every path.
+// pair-safe and acc16 kernels, narrow outputs (N <= 16: a third of the cases draw 3..8),
+// zero points and biases that wrap int32, multipliers of 0, below 0 and huge, every
+// c_zero_point edge, 1-3 threads, every path.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -205,8 +206,10 @@ std::vector<Case> cases(uint32_t seed, int count) {
   std::vector<Case> out;
   for (int i = 0; i < count; ++i) {
     Case c{};
-    c.M = pick({1, 2, 3, 5, 6, 7, 11, 12, 13, 25});
-    c.N = pick({1, 3, 7, 8, 9, 15, 16, 17, 31, 33, 47, 48, 49, 63, 64, 65, 96, 130});
+    c.M = pick({1, 2, 3, 5, 6, 7, 11, 12, 13, 25, 50});
+    // A third narrow (3..8: the narrow kernels' stage on AVX-512 paths), a sixth 9..16.
+    c.N = pick({1, 3, 4, 5, 6, 7, 8, 3, 4, 8, 9, 12, 15, 16, 17, 31, 33, 47, 48, 49, 63, 64,
+                65, 96, 130});
     c.K = pick({1, 3, 4, 17, 64, 300});
     c.gran = static_cast<Gran>(rng() % 3);
     c.qgroups = 1;
@@ -254,6 +257,70 @@ TEST_P(GemmOutputStage, Acc16MatchesTheReferenceOfTheSameProduct) {
     run<int16_t>(c);
     if (::testing::Test::HasFailure()) return;
   }
+}
+
+// Narrow N on VNNI paths: the kernels form the row sums of A blocks read in place, and
+// the packer skips its pass. The packer's row offset buffer must still end holding the
+// last block's sums (int32 and uint8 outputs), and an op given its own row offsets (one
+// block, values of the caller's) must still read those.
+TEST_P(GemmOutputStage, NarrowRowSumsFillThePackersBuffer) {
+  if (!GetParam().supported) GTEST_SKIP() << instSetName(GetParam().isa) << " not on this CPU";
+  ScopedIsa isa(GetParam().isa);
+  for (const int N : {3, 4, 5, 8})
+    for (const int M : {7, 120, 250}) {
+      const int K = 36;
+      SCOPED_TRACE(std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K));
+      const std::vector<uint8_t> A = random_vector<uint8_t>(size_t(M) * K, 0, 255, uint32_t(M + N));
+      const std::vector<int8_t> B = random_vector<int8_t>(size_t(K) * N, -128, 127, uint32_t(N));
+      PackBMatrix<int8_t> packB(matrix_op_t::NoTranspose, K, N, B.data(), N);
+      std::vector<int32_t> sums(size_t(M), 0), raw(size_t(M) * N);
+      for (int i = 0; i < M; ++i)
+        for (int k = 0; k < K; ++k) sums[size_t(i)] += A[size_t(i) * K + k];
+      const int mcb = PackAWithRowOffset<uint8_t>::rowOffsetBufferSize();
+      const int last = (M - 1) / mcb * mcb;  // the last block's first row
+      const auto check_buffer = [&](const int32_t* buffer) {
+        for (int i = last; i < M; ++i)
+          ASSERT_EQ(buffer[i - last], sums[size_t(i)]) << "row offset of row " << i;
+      };
+      {
+        PackAWithRowOffset<uint8_t> packA(matrix_op_t::NoTranspose, M, K, A.data(), K);
+        DoNothing<int32_t, int32_t> done;
+        memCopy<> copy(done);
+        fbgemmPacked(packA, packB, raw.data(), raw.data(), N, copy, 0, 1);
+        check_buffer(packA.getRowOffsetBuffer());
+      }
+      std::vector<int32_t> b_zp(static_cast<size_t>(N)), col_off(static_cast<size_t>(N), 0);
+      std::vector<float> mult(static_cast<size_t>(N), 0.002f);
+      for (int j = 0; j < N; ++j) b_zp[size_t(j)] = 3 - j;
+      // The caller's own offsets differ from the sums, so reading the wrong ones shows.
+      std::vector<int32_t> own(sums);
+      for (int i = 0; i < M; ++i) own[size_t(i)] += 1000 * (i % 5);
+      for (const bool own_buffer : {false, true}) {
+        if (own_buffer && M > mcb) continue;  // the caller's offsets serve one block only
+        std::vector<uint8_t> expected(size_t(M) * N);
+        ref::QuantParams qp;
+        qp.granularity = Gran::OUT_CHANNEL;
+        qp.nCol = static_cast<uint32_t>(N);
+        qp.Aq_zero_point = 0;
+        qp.Bq_zero_point = b_zp.data();
+        qp.row_offsets = own_buffer ? own.data() : sums.data();
+        qp.col_offsets = col_off.data();
+        ref::requantize_u8<int32_t>(expected.data(), raw.data(), block_type_t{0, M, 0, N}, N, N,
+                                    qp, mult.data(), 7, nullptr, nullptr, false);
+        std::vector<uint8_t> C(size_t(M) * N, 0xA5);
+        std::vector<int32_t> C_buffer(size_t(M) * N);
+        PackAWithRowOffset<uint8_t> packA(matrix_op_t::NoTranspose, M, K, A.data(), K);
+        DoNothing<> done;
+        ReQuantizeOutput<false, Gran::OUT_CHANNEL> op(
+            done, mult.data(), 7, 0, b_zp.data(), own_buffer ? own.data() : packA.getRowOffsetBuffer(),
+            col_off.data(), nullptr, static_cast<uint32_t>(N));
+        fbgemmPacked(packA, packB, C.data(), C_buffer.data(), N, op, 0, 1);
+        check_buffer(packA.getRowOffsetBuffer());
+        for (size_t e = 0; e < C.size(); ++e)
+          ASSERT_EQ(int(C[e]), int(expected[e])) << "element (" << e / N << ", " << e % N << ")"
+                                                 << (own_buffer ? ", the op's own row offsets" : "");
+      }
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllIsas, GemmOutputStage, ::testing::ValuesIn(all_isas()),

@@ -15,6 +15,10 @@
 //     scalar and per lane, on a few tiles;
 //   - FloatOutput: ReQuantizeForFloat's stage (floats against ref::requantize_f32), the
 //     output in C itself on a quarter of the calls.
+//   - Narrow: the narrow kernels (AVX-512 paths; exact, acc16, pair-safe), mr in [1, 12] x
+//     nr in [3, 8] x k x accumulate, uint8 and float output with the stage forms, zero
+//     points, ReLU and special multipliers cycled, C and the output contiguous (one store
+//     per vector) or padded (row by row) by turns; on VNNI half of them with row_sums.
 // A tile without a stage kernel (its registers leave the stage no room; the driver then
 // stores int32 and runs the epilogue) is skipped, and the skipped tiles are listed.
 #include <gtest/gtest.h>
@@ -223,6 +227,35 @@ TEST_P(KernelStageSweep, SpecialMultipliers) {
             }
       }
     report_skipped(form, skipped);
+  }
+}
+
+TEST_P(KernelStageSweep, Narrow) {
+  const int rows = traits().narrow_rows;
+  if (rows == 0) GTEST_SKIP() << traits().name << " has no narrow kernels";
+  const std::vector<StageForm> stages = stage_forms();
+  const MultKind kinds[] = {MultKind::scaled, MultKind::scaled, MultKind::zero, MultKind::negative,
+                            MultKind::inf, MultKind::nan, MultKind::mixed};
+  uint32_t seed = 400000;
+  for (const Form& form : forms()) {
+    for (int mr = 1; mr <= rows; ++mr)
+      for (int nr = 3; nr <= 8; ++nr)
+        for (int k : kDepths)
+          for (bool accumulate : {false, true}) {
+            ++seed;
+            StageForm stage = stages[seed % stages.size()];
+            const bool to_float = seed % 3 == 0;
+            if (to_float && stage.bias == BiasKind::int32) stage.bias = BiasKind::none;
+            if (to_float) stage.act_times_w_scale = StageOperand::absent;
+            KernelTester t = tester(form, mr, nr, seed);
+            with_stage(t.narrow(true).row_sums(traits().vnni && seed % 2 == 0), stage)
+                .to_float(to_float).k(k).accumulate(accumulate).m_panels(seed % 2 ? 3 : 1)
+                .lda_pad(int(seed % 5)).ldc_pad(seed % 2 ? 0 : int(seed % 3))
+                .out_pad(seed % 4 < 2 ? 0 : int(seed % 7)).c_zero_point(kCZeroPoints[(seed / 7) % 4])
+                .relu((seed / 3) % 2).mult_kind(kinds[(seed / 11) % 7])
+                .Test();
+            if (HasFailure()) return;
+          }
   }
 }
 

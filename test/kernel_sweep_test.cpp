@@ -4,7 +4,8 @@
 //   acc16 saturates; pair-safe where the path has no VNNI) x mr in [1, MR] x
 //   nr in {1, L-1, L, L+1, 2L-1, ..., NR} (L int32 lanes) x k in {1, 3, 4, 17, 64, 65}
 //   x accumulate, with 1-3 row panels and varying A and C strides;
-//   the narrow kernels (AVX-512 paths) over mr in [1, 12] x nr in [3, 8];
+//   the narrow kernels (AVX-512 paths) over mr in [1, 12] x nr in [3, 8] (on VNNI half of
+//   them also writing the rows' A sums);
 //   and the strides, slice offsets and panel widths of the contract on a few tiles.
 // MR and NR are the path's default tile (its record's blocking; acc16's for acc16), which
 // is the largest the driver calls with default blocking.
@@ -98,6 +99,7 @@ TEST_P(KernelSweep, NarrowKernels) {
                   .isa(isa()).narrow(true).mr(mr).nr(nr).k(k)
                   .m_panels(1 + (mr + k) % 3).lda_pad((mr + nr + k) % 5).ldc_pad(ldc_pad)
                   .accumulate(accumulate).acc16(form.acc16).pair_safe(form.pair_safe)
+                  .row_sums(traits().vnni && seed % 2 == 1)
                   .b_kind(b_for(form, int(seed))).seed(seed)
                   .Test();
               if (HasFailure()) return;

@@ -86,6 +86,9 @@ class KernelTester {
   KernelTester& panel_width(int v) { panel_width_ = v; return *this; }  // 0: the least allowed
   KernelTester& accumulate(bool v) { accumulate_ = v; return *this; }
   KernelTester& narrow(bool v) { narrow_ = v; return *this; }
+  // Narrow VNNI kernels: also the rows' A sums, written (checked) and, with a stage, used
+  // as its row offsets (the stage's row_offsets then hold the same sums).
+  KernelTester& row_sums(bool v) { row_sums_ = v; return *this; }
   KernelTester& acc16(bool v) { acc16_ = v; return *this; }
   KernelTester& pair_safe(bool v) {
     pair_safe_ = v;
@@ -115,7 +118,8 @@ class KernelTester {
 
   std::string describe() const {
     std::ostringstream s;
-    s << detail::traits(isa_).name << (narrow_ ? " narrow" : "") << (acc16_ ? " acc16" : "")
+    s << detail::traits(isa_).name << (narrow_ ? " narrow" : "") << (row_sums_ ? " row_sums" : "")
+      << (acc16_ ? " acc16" : "")
       << (pair_safe_ ? " pair_safe" : "") << " mr=" << mr_ << " nr=" << nr_ << " k=" << k_
       << " m_panels=" << m_panels_ << " lda_pad=" << lda_pad_ << " ldc_pad=" << ldc_pad_
       << " b_offset=" << b_offset_ << " W=" << width() << " accumulate=" << accumulate_
@@ -155,8 +159,8 @@ class KernelTester {
       ADD_FAILURE() << describe() << ": acc16 runs the exact kernels on this path; test those";
       return;
     }
-    if (stage_.requantize && (narrow_ || detail::traits(isa_).vector_bytes == 0)) {
-      ADD_FAILURE() << describe() << ": only JIT column kernels have an output stage";
+    if (stage_.requantize && detail::traits(isa_).vector_bytes == 0) {
+      ADD_FAILURE() << describe() << ": only JIT kernels have an output stage";
       return;
     }
     if (stage_.requantize && stage_.to_float && stage_.bias == detail::BiasKind::int32) {
@@ -224,7 +228,15 @@ class KernelTester {
       for (int i = 0; i < rows; ++i)
         for (int j = 0; j < nr_; ++j) want[kGuard + i * ldc + j] = sums[size_t(i) * nr_ + j];
 
+    // Each row's A sum over the K block, and the buffer a row_sums kernel writes them to.
+    std::vector<int32_t> a_sums(size_t(rows), 0);
+    for (int i = 0; i < rows; ++i)
+      for (int q = 0; q < 4 * k4; ++q) a_sums[size_t(i)] += a_logical[size_t(i) * 4 * k4 + q];
+    GuardedArray<int32_t> sums_out(row_sums_ ? size_t(rows) : 0, Guard::after);
+    for (size_t i = 0; i < sums_out.size(); ++i) sums_out[i] = kSentinel;
+
     detail::MicroKernelArgs args{};
+    args.row_sums = row_sums_ ? sums_out.data() : nullptr;
     args.a = a.data();
     args.b = b.data() + 4 * b_offset_;
     args.c = c.data() + kGuard;
@@ -241,7 +253,7 @@ class KernelTester {
     std::string stage_failure;
     if (stage_.requantize) {
       StageCase stage_case(stage(), rows, nr_, in_place_ ? ldc_pad_ : out_pad_, c_zero_point_, relu_);
-      stage_case.draw(rng, sums, mult_kind_, in_place_ ? &c : nullptr);
+      stage_case.draw(rng, sums, mult_kind_, in_place_ ? &c : nullptr, row_sums_ ? &a_sums : nullptr);
       args.stage = &stage_case.args();
       if (in_place_) args.c = stage_case.in_place_c();  // C (above) then stays as it was
       run_noting_faults(fn, args, describe());
@@ -250,6 +262,12 @@ class KernelTester {
       run_noting_faults(fn, args, describe());
     }
 
+    for (int i = 0; i < int(sums_out.size()); ++i)
+      if (sums_out[size_t(i)] != a_sums[size_t(i)]) {
+        ADD_FAILURE() << describe() << ": row sum " << i << " = " << sums_out[size_t(i)]
+                      << ", expected " << a_sums[size_t(i)];
+        return;
+      }
     int wrong = 0;
     size_t first = 0;
     for (size_t e = 0; e < c.size(); ++e)
@@ -297,9 +315,9 @@ class KernelTester {
   // Pair-safe kernels are reached only through the code cache (the record's entry has no
   // pair-safe request); every other kernel through the record, as the driver reaches it.
   detail::MicroKernelFn kernel() const {
-    if (pair_safe_) return jit::kernel(jit::KernelSpec{isa_, mr_, nr_, narrow_, acc16_, true, stage()});
-    const detail::MicroKernelFn fn =
-        detail::isa_record(isa_).kernel(detail::KernelRequest{mr_, nr_, narrow_, acc16_, stage()});
+    if (pair_safe_) return jit::kernel(jit::KernelSpec{isa_, mr_, nr_, narrow_, acc16_, true, stage(), row_sums_});
+    const detail::MicroKernelFn fn = detail::isa_record(isa_).kernel(
+        detail::KernelRequest{mr_, nr_, narrow_, acc16_, stage(), row_sums_});
     if (fn == nullptr) throw std::invalid_argument("the record's kernel entry returned null");
     return fn;
   }
@@ -345,7 +363,7 @@ class KernelTester {
   detail::Isa isa_ = detail::Isa::portable;
   int mr_ = 1, nr_ = 1, k_ = 1, m_panels_ = 1;
   int lda_pad_ = 0, ldc_pad_ = 0, b_offset_ = 0, panel_width_ = 0;
-  bool accumulate_ = false, narrow_ = false, acc16_ = false, pair_safe_ = false;
+  bool accumulate_ = false, narrow_ = false, acc16_ = false, pair_safe_ = false, row_sums_ = false;
   BKind b_kind_ = BKind::full;
   bool b_kind_set_ = false;
   uint32_t seed_ = 1;

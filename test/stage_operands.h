@@ -99,8 +99,10 @@ class StageCase {
   // expected bytes. c_in_place: a float output in C itself (out_pad = ldc_pad): out
   // starts as a copy of C's buffer (its 16 guard elements, tile and padding), which the
   // kernel then gets as C (in_place_c()).
+  // row_offsets: the row offsets to use (a row_sums kernel's true sums) instead of random.
   void draw(std::mt19937& rng, const std::vector<int32_t>& sums, MultKind kind,
-            const std::vector<int32_t>* c_in_place = nullptr) {
+            const std::vector<int32_t>* c_in_place = nullptr,
+            const std::vector<int32_t>* row_offsets = nullptr) {
     sums_ = sums;
     std::uniform_int_distribution<int32_t> any(INT32_MIN, INT32_MAX), zp(-70000, 70000),
         bias(-(1 << 30), 1 << 30), byte(0, 255), small_zp(1, 255), coin(0, 1), pick(0, 4),
@@ -108,7 +110,8 @@ class StageCase {
     std::uniform_real_distribution<float> fbias(-536870912.0f, 536870912.0f), scale(0.25f, 4.0f),
         factor(0.5f, 4.0f), a_scale(0.001f, 2.0f);
     a_scale_ = a_scale(rng);
-    for (size_t r = 0; r < row_offsets_.size(); ++r) row_offsets_[r] = any(rng);
+    for (size_t r = 0; r < row_offsets_.size(); ++r)
+      row_offsets_[r] = row_offsets != nullptr ? (*row_offsets)[r] : any(rng);
     for (size_t c = 0; c < col_offsets_.size(); ++c) col_offsets_[c] = any(rng);
     for (size_t c = 0; c < b_zero_point_.size(); ++c) b_zero_point_[c] = zp(rng);
     for (size_t c = 0; c < bias_i32_.size(); ++c) bias_i32_[c] = bias(rng);

@@ -37,6 +37,11 @@ PackedABlock pack_a_thunk(void* packer, const block_type_t& block) {
   }
 }
 
+template <typename PA>
+PackedABlock pack_a_deferring_sums_thunk(void* packer, const block_type_t& block, int32_t** row_sums) {
+  return static_cast<PA*>(packer)->packDeferringRowOffsets(block, row_sums);
+}
+
 // The one place the run-time path becomes the output op's template argument. The tile is
 // mutable: an op may add to it in place (DoSpmdmOnInpBuffer).
 template <typename OutOp, typename cT>
@@ -104,6 +109,10 @@ void fbgemmPacked(PackMatrix<packingAMatrix, uint8_t, typename packingAMatrix::a
   detail::PackedGemmCall call{};
   call.packer = &A;
   call.pack = &detail::pack_a_thunk<packingAMatrix>;
+  if constexpr (requires(packingAMatrix& p, const block_type_t& b, int32_t** s) {
+                  p.packDeferringRowOffsets(b, s);
+                })
+    call.pack_deferring_sums = &detail::pack_a_deferring_sums_thunk<packingAMatrix>;
   call.a_rows = A.numRows();
   call.a_cols = A.numCols();
   call.a_groups = A.numGroups();

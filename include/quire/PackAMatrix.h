@@ -32,6 +32,22 @@ class PackAFromMatrix : public PackABase<PT, accT> {
     return last_view_;
   }
 
+  // For fbgemmPacked's narrow VNNI kernels, which form the row sums themselves: pack(block)
+  // without the row-sum pass where the block is read in place, *row_sums then being
+  // getRowOffsetBuffer() for the caller to fill; else pack(block) and a null *row_sums.
+  PackedABlock packDeferringRowOffsets(const block_type_t& block, int32_t** row_sums)
+    requires WITH_ROW_OFFSETS
+  {
+    if (!detail::a_block_in_place(source_, block)) {
+      *row_sums = nullptr;
+      return pack(block);
+    }
+    this->packedBlock(block);  // in place: col_size is a multiple of 4
+    last_view_ = detail::pack_a_block(source_, block, this->buf_, this->packedLd(), nullptr);
+    *row_sums = this->getRowOffsetBuffer();
+    return last_view_;
+  }
+
   // Offset in getBuf() of element (i, j) of the packed block (relative to its first row
   // and column): rows are packedLd() bytes apart. A block the kernel read in place (not
   // transposed, width a multiple of 4) is not copied there; printPackedMatrix shows it.

@@ -32,7 +32,7 @@ template <Isa I>
 MicroKernelFn jit_kernel(const KernelRequest& r) {
   return jit::kernel(
       jit::KernelSpec{.isa = I, .mr = r.mr, .nr = r.nr, .narrow = r.narrow, .acc16 = r.acc16,
-                      .stage = r.stage});
+                      .stage = r.stage, .row_sums = r.row_sums});
 }
 
 MicroKernelFn portable_kernel(const KernelRequest&) { return &driver::portable_micro_kernel; }

@@ -37,6 +37,7 @@ struct MicroKernelArgs {
   int64_t accumulate;       // 0: C = A*B; otherwise C += A*B
   int32_t mr, nr;           // tile shape (read by the portable kernel; JIT kernels have it built in)
   const OutputStageArgs* stage;  // kernels generated with a requantizing OutputStage only
+  int32_t* row_sums;        // narrow kernels generated with row_sums: each row's A sum, out
 };
 using MicroKernelFn = void (*)(const MicroKernelArgs*);
 
@@ -61,7 +62,8 @@ struct KernelRequest {
   int mr, nr;
   bool narrow = false;
   bool acc16 = false;
-  OutputStage stage{};  // column kernels only (output_stage.h)
+  OutputStage stage{};  // output_stage.h
+  bool row_sums = false;  // narrow VNNI kernels: also write each row's A sum (kernel_spec.h)
 };
 using KernelGetter = MicroKernelFn (*)(const KernelRequest& request);
 

@@ -50,44 +50,50 @@ inst_set_t inst_set_of(const IsaRecord& isa);
 class KernelSet {
  public:
   KernelSet(const IsaRecord& isa, int mr, int nr, Accumulation acc = Accumulation::int32);
-  MicroKernelFn get(int mr, int nr, bool narrow = false) {
+  MicroKernelFn get(int mr, int nr, bool narrow = false, bool row_sums = false) {
     for (int i = 0; i < used_; ++i)
-      if (entries_[i].mr == mr && entries_[i].nr == nr && entries_[i].narrow == narrow)
+      if (entries_[i].mr == mr && entries_[i].nr == nr && entries_[i].narrow == narrow &&
+          entries_[i].row_sums == row_sums)
         return entries_[i].fn;
-    return resolve(mr, nr, narrow);
+    return resolve(mr, nr, narrow, row_sums);
   }
   int mr() const { return mr_; }
   int nr() const { return nr_; }
   // Rows per narrow tile for an output of nr columns (3 <= nr <= 8), or 0 if the path
   // has no narrow kernels.
   int narrow_rows(int nr) const { return nr >= 3 && nr <= 8 ? narrow_rows_ : 0; }
+  // Whether the narrow kernels can also form the rows' A sums (row_sums: VNNI paths).
+  bool narrow_row_sums() const { return narrow_rows_ > 0 && vnni_; }
   // The path's kernel for a pair-safe B panel (docs/kernel-contract.md, "Pair-safe B
   // panels"), or null where there is none (VNNI and portable paths, saturating acc16).
   MicroKernelFn pair_safe(int mr, int nr, bool narrow = false);
   // Whether the path's column kernels can end in an output stage (JIT paths; the portable
   // kernel stores int32 and the tile epilogue requantizes).
   bool has_output_stage() const { return jit_; }
-  // The column kernel (pair-safe or not) ending in `stage`, or null where the tile leaves
-  // the stage no registers (the caller then stores int32 and runs the epilogue).
-  MicroKernelFn staged(int mr, int nr, bool pair_safe, const OutputStage& stage) {
+  // The column or narrow kernel (pair-safe or not) ending in `stage`, or null where the
+  // tile leaves the stage no registers (the caller then stores int32 and runs the epilogue).
+  MicroKernelFn staged(int mr, int nr, bool pair_safe, const OutputStage& stage,
+                       bool narrow = false, bool row_sums = false) {
     const uint32_t code = stage.code();
     const StagedEntry& last = staged_[staged_last_];
-    if (last.mr == mr && last.nr == nr && last.pair_safe == pair_safe && last.stage == code)
+    if (last.mr == mr && last.nr == nr && last.pair_safe == pair_safe && last.stage == code &&
+        last.narrow == narrow && last.row_sums == row_sums)
       return last.fn;
-    return find_staged(mr, nr, pair_safe, stage);
+    return find_staged(mr, nr, pair_safe, stage, narrow, row_sums);
   }
 
  private:
-  MicroKernelFn resolve(int mr, int nr, bool narrow);  // through the record; remembered
-  MicroKernelFn find_staged(int mr, int nr, bool pair_safe, const OutputStage& stage);
+  MicroKernelFn resolve(int mr, int nr, bool narrow, bool row_sums);  // through the record; remembered
+  MicroKernelFn find_staged(int mr, int nr, bool pair_safe, const OutputStage& stage,
+                            bool narrow, bool row_sums);
   struct Entry {
     int mr, nr;
-    bool narrow;
+    bool narrow, row_sums;
     MicroKernelFn fn;
   };
   struct StagedEntry {
     int mr, nr;
-    bool pair_safe;
+    bool pair_safe, narrow, row_sums;
     uint32_t stage;  // OutputStage::code(); 0 in an unused slot, which no stage has
     MicroKernelFn fn;
   };
@@ -95,7 +101,7 @@ class KernelSet {
   const IsaRecord& isa_;
   int mr_, nr_;
   bool saturating_;  // acc16 on a path whose acc16 kernels saturate
-  bool jit_;
+  bool jit_, vnni_;
   int narrow_rows_;
   int used_ = 0;
   Entry entries_[kSlots];
@@ -107,15 +113,21 @@ class KernelSet {
 
 struct TileRequantize;  // driver/tile_output.h
 
+// Whether compute_block runs columns [n0, n0 + nc) of B with the narrow kernels (3..8
+// columns, the whole group, within one B panel, on a path that has them).
+bool narrow_block(const KernelSet& kernels, const PackedBLayout& b, int n0, int nc);
+
 // C[0..mc) x [0..nc) (int32, ldc elements apart) = (or +=, when accumulate) the packed A
 // block (mc rows, lda bytes apart, K range [k0, k0 + kc)) times columns [n0, n0 + nc) of
 // the packed B group starting at b_group. pair_safe: null, or the group's per-panel flags
 // (PackBMatrix::pairSafePanels); flagged panels run KernelSet::pair_safe kernels.
 // requantize (last K block only): the tile is requantized to uint8 or float instead, in
 // the kernels' output stage where they have one (C_buffer then holds no int32 there).
+// row_sums (narrow blocks, KernelSet::narrow_row_sums, one K block): the kernels also
+// write the block's row sums of A there (the packer then skips them).
 void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
                    const PackedBLayout& b, const int8_t* b_group, int k0, int kc, int n0, int nc,
                    int32_t* c, int64_t ldc, bool accumulate, const uint8_t* pair_safe = nullptr,
-                   const TileRequantize* requantize = nullptr);
+                   const TileRequantize* requantize = nullptr, int32_t* row_sums = nullptr);
 
 }  // namespace quire::detail

@@ -9,14 +9,14 @@ namespace quire::detail {
 KernelSet::KernelSet(const IsaRecord& isa, int mr, int nr, Accumulation acc)
     : isa_(isa), mr_(mr), nr_(nr),
       saturating_(acc == Accumulation::int16 && isa.traits().acc16_saturates),
-      jit_(isa.traits().vector_bytes != 0),
+      jit_(isa.traits().vector_bytes != 0), vnni_(isa.traits().vnni),
       narrow_rows_(isa.traits().narrow_rows) {
-  staged_[0] = StagedEntry{0, 0, false, 0, nullptr};
+  staged_[0] = StagedEntry{0, 0, false, false, false, 0, nullptr};
 }
 
-MicroKernelFn KernelSet::resolve(int mr, int nr, bool narrow) {
-  const MicroKernelFn fn = isa_.kernel(KernelRequest{mr, nr, narrow, saturating_});
-  if (used_ < kSlots) entries_[used_++] = Entry{mr, nr, narrow, fn};
+MicroKernelFn KernelSet::resolve(int mr, int nr, bool narrow, bool row_sums) {
+  const MicroKernelFn fn = isa_.kernel(KernelRequest{mr, nr, narrow, saturating_, {}, row_sums});
+  if (used_ < kSlots) entries_[used_++] = Entry{mr, nr, narrow, row_sums, fn};
   return fn;
 }
 
@@ -37,28 +37,31 @@ MicroKernelFn KernelSet::pair_safe(int mr, int nr, bool narrow) {
   const jit::KernelSpec spec{.isa = isa_.isa, .mr = mr, .nr = nr, .narrow = narrow,
                              .pair_safe = true};
   const MicroKernelFn fn = pair_safe_kernel(spec, saturating_);
-  if (pair_safe_used_ < kSlots) pair_safe_entries_[pair_safe_used_++] = Entry{mr, nr, narrow, fn};
+  if (pair_safe_used_ < kSlots) pair_safe_entries_[pair_safe_used_++] = Entry{mr, nr, narrow, false, fn};
   return fn;
 }
 
-MicroKernelFn KernelSet::find_staged(int mr, int nr, bool pair_safe, const OutputStage& stage) {
+MicroKernelFn KernelSet::find_staged(int mr, int nr, bool pair_safe, const OutputStage& stage,
+                                     bool narrow, bool row_sums) {
   const uint32_t code = stage.code();
   for (int i = 0; i < staged_used_; ++i) {
     const StagedEntry& e = staged_[i];
-    if (e.mr == mr && e.nr == nr && e.pair_safe == pair_safe && e.stage == code) {
+    if (e.mr == mr && e.nr == nr && e.pair_safe == pair_safe && e.stage == code &&
+        e.narrow == narrow && e.row_sums == row_sums) {
       staged_last_ = i;
       return e.fn;
     }
   }
-  const jit::KernelSpec spec{.isa = isa_.isa, .mr = mr, .nr = nr, .acc16 = saturating_,
-                             .pair_safe = pair_safe, .stage = stage};
+  const jit::KernelSpec spec{.isa = isa_.isa, .mr = mr, .nr = nr, .narrow = narrow,
+                             .acc16 = saturating_, .pair_safe = pair_safe, .stage = stage,
+                             .row_sums = row_sums};
   MicroKernelFn fn = nullptr;
   if (pair_safe) fn = pair_safe_kernel(spec, saturating_);
-  else if (jit_ && jit::registers_fit(spec))
-    fn = isa_.kernel(KernelRequest{mr, nr, false, saturating_, stage});
+  else if (jit_ && (narrow ? jit::narrow_fits(spec) : jit::registers_fit(spec)))
+    fn = isa_.kernel(KernelRequest{mr, nr, narrow, saturating_, stage, row_sums});
   if (staged_used_ < kStagedSlots) {
     staged_last_ = staged_used_;
-    staged_[staged_used_++] = StagedEntry{mr, nr, pair_safe, code, fn};
+    staged_[staged_used_++] = StagedEntry{mr, nr, pair_safe, narrow, row_sums, code, fn};
   }
   return fn;
 }

@@ -43,6 +43,11 @@ void run_packed_gemm(const PackedGemmCall& c) {
   const EpilogueTable* epilogue =
       c.requantize_tile != nullptr ? &epilogue_for(inst_set_of(isa)) : nullptr;
   const int64_t ld = c.ldc;
+  // Narrow outputs in one K block on VNNI paths: the kernels form the row sums of A
+  // blocks read in place, and the packer skips its pass over them.
+  const bool defer_sums = c.pack_deferring_sums != nullptr && kernels.narrow_row_sums() &&
+                          s.K <= bf.KCB && tile.n0 == 0 && tile.n1 - tile.n0 <= bf.NCB &&
+                          narrow_block(kernels, *c.b, 0, tile.n1);
 
   for (int32_t ic = tile.m0; ic < tile.m1; ic += bf.MCB) {
     const int mc = std::min(bf.MCB, tile.m1 - ic);
@@ -51,7 +56,10 @@ void run_packed_gemm(const PackedGemmCall& c) {
       const uint8_t* pair_safe = c.b_pair_safe + g * c.b->panels();
       for (int32_t k0 = 0; k0 < s.K; k0 += bf.KCB) {
         const int kc = std::min(bf.KCB, s.K - k0);
-        const PackedABlock a = c.pack(c.packer, block_type_t{ic, mc, g * s.K + k0, kc});
+        const block_type_t a_block{ic, mc, g * s.K + k0, kc};
+        int32_t* row_sums = nullptr;  // set when the kernels are to form them
+        const PackedABlock a = defer_sums ? c.pack_deferring_sums(c.packer, a_block, &row_sums)
+                                          : c.pack(c.packer, a_block);
         check_not_null(a.data, "fbgemmPacked", "the packed A block (packA.getBuf())");
         const bool last_k_block = k0 + kc == s.K;
         for (int32_t jc = tile.n0; jc < tile.n1; jc += bf.NCB) {
@@ -65,11 +73,11 @@ void run_packed_gemm(const PackedGemmCall& c) {
             if (!c.requantize_tile(c.op, c.C, c_tile, block, static_cast<int>(c.ldc), rq.args))
               continue;
             compute_block(kernels, a.data, a.ld, mc, *c.b, b_group, k0, kc, jc, nc, c_tile, ld,
-                          k0 > 0, pair_safe, &rq);
+                          k0 > 0, pair_safe, &rq, row_sums);
             continue;
           }
           compute_block(kernels, a.data, a.ld, mc, *c.b, b_group, k0, kc, jc, nc, c_tile, ld,
-                        k0 > 0, pair_safe);
+                        k0 > 0, pair_safe, nullptr, row_sums);
           if (last_k_block) {
             c.output(c.op, c.C, c_tile, block, static_cast<int>(c.ldc), inst_set_of(isa));
           }

@@ -196,6 +196,7 @@ int int32_lanes(Isa isa) { return detail::traits(isa).int32_lanes(); }
 bool registers_fit(const KernelSpec& s) {
   if (detail::traits(s.isa).vector_bytes == 0) return false;  // portable: no JIT kernels
   if (s.mr < 1 || s.nr < 1 || s.mr > 12) return false;  // 12: four A row cursors (tile_loop_emitter.h)
+  if (s.row_sums) return false;  // narrow kernels only
   const detail::IsaTraits& t = detail::traits(s.isa);
   if (s.acc16 && !t.acc16_saturates) return false;  // acc16 runs exact there
   if (s.pair_safe && (s.acc16 || t.vnni)) return false;  // it replaces the exact split
@@ -229,7 +230,7 @@ std::string kernel_name(const KernelSpec& s) {
   return std::string(s.acc16 ? "u8s8s16" : "u8s8s32") + "_mr" + std::to_string(s.mr) + "_nr" +
          std::to_string(s.nr) + "_" + detail::traits(s.isa).kernel_suffix +
          (s.narrow ? "_narrow" : "") + (s.pair_safe ? "_pairsafe" : "") +
-         stage_name(s.stage);
+         (s.row_sums ? "_rowsums" : "") + stage_name(s.stage);
 }
 
 void emit_micro_kernel(x86::Assembler& a, const KernelSpec& spec) {

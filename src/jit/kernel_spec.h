@@ -16,8 +16,13 @@ struct KernelSpec {
   // panels"): the exact 3-instruction vpmaddubsw step instead of the even/odd split.
   bool pair_safe = false;
   // What the kernel does with the finished accumulators: store int32 (the default), or
-  // requantize to uint8 in registers (column kernels only; cpu/output_stage.h).
+  // requantize to uint8 or float in registers (cpu/output_stage.h).
   detail::OutputStage stage{};
+  // Narrow kernels on VNNI paths: the sum of each row's A bytes over the K block, formed
+  // by vpdpbusd with ones beside the product, written to args->row_sums (one int32 per
+  // row); a stage's row term then takes them from registers. The driver uses it to skip
+  // the A packer's row-sum pass (docs/kernel-contract.md).
+  bool row_sums = false;
 };
 
 }  // namespace quire::jit

@@ -14,18 +14,29 @@
 // Those RPV broadcasts per vector and K step bound the kernel (about one broadcast per
 // cycle). On avx512_vnni with Np = 4 the main loop therefore takes 4 K steps at once:
 //   A block vector, 128-bit lane i = row i's 16 bytes A[i][4t .. 4t+15]
-//     (one vbroadcasti32x4, and three merge-masked ones for rows 1..3)
+//     (two xmm loads, each widened by vinserti128, joined by vinserti64x4)
 //   B column vector n, every 128-bit lane = B[4t .. 4t+15][n]
 //     (4 K steps x 4 columns loaded as 4 xmm rows and transposed in registers)
 //   acc4[g][n] += vpdpbusd(A block of row group g, B column n)
 // so lane (i, q) of acc4[g][n] sums row i, column n over the K steps = q mod 4. After the
 // loop an unpack-add tree folds q away, giving lane (i, n), the layout of the one-step
 // accumulators, to which it is added. The remaining k4_steps % 4 steps run one by one.
+//
+// With a requantizing output stage (output_stage_emitter.h) the vectors are requantized
+// in registers on the last K block and leave as uint8 or float.
+//
+// With row_sums (VNNI only, kernel_spec.h) each A vector also meets a vector of ones:
+// rs[v] += vpdpbusd(A, ones) gives, in every lane of row i, its sum over the step (the
+// blocked loop: lane (i, q) the sum of K step q, folded like the products; its leftover
+// steps add into lane (i, 0) only, through ones in the first lane of each row). The sums
+// are stored one int32 per row, and a stage's row term multiplies them in place.
 #include <cstddef>
+#include <functional>
 #include <stdexcept>
 
 #include "jit/dot_step.h"
 #include "jit/kernel_generator.h"
+#include "jit/output_stage_emitter.h"
 #include "jit/tile_loop_emitter.h"
 
 namespace quire::jit {
@@ -38,10 +49,12 @@ namespace {
 
 // Vector registers (zmm). One-step loop: accumulators [0, 6) and A vectors [6, 12) (one
 // per RPV rows, at most 6 each), then the dot step's B (exact: its even half), B odd,
-// A even, A odd, product and constant, and the store's row temporary.
+// A even, A odd, product and constant, and the store's row temporary; row sums after it.
 // Blocked loop (vnni, Np = 4: at most 3 accumulators and A vectors, so accumulators and
 // A vectors 3..5 are free): acc4[g][n] after the store temporary, B columns in the 4
-// registers from B on, the 4 loaded B rows and the 4 transpose temporaries in free ones.
+// registers from B on, the 4 loaded B rows and the 2 transpose temporaries in free ones;
+// the 3 row sums in the registers left (accumulator 5, the constant, the store's); the
+// ones of the row sums in the last register.
 struct NarrowRegMap {
   static constexpr int kVectors = 6;
   static int acc(int v) { return v; }
@@ -56,7 +69,12 @@ struct NarrowRegMap {
   static int acc4(int g, int n) { return store_row() + 1 + 4 * g + n; }
   static int bcol(int n) { return b() + n; }
   static int b_row(int i) { return i < 3 ? avec(3 + i) : product(); }
-  static int transpose_tmp(int i) { return i < 3 ? acc(3 + i) : constant(); }
+  static int transpose_tmp(int i) { return acc(3 + i); }  // i < 2
+  static int row_sum(int v, bool blocked) {
+    const int kBlocked[3] = {acc(5), constant(), store_row()};
+    return blocked ? kBlocked[v] : store_row() + 1 + v;
+  }
+  static int ones() { return 31; }  // row sums: free in both loops
 };
 
 class NarrowEmitter final : public TileLoopEmitter {
@@ -67,7 +85,8 @@ class NarrowEmitter final : public TileLoopEmitter {
         rpv_(16 / np_), vectors_((s.mr + rpv_ - 1) / rpv_), blocked_(vnni_ && np_ == 4),
         dot_(a, s.isa, dot_style(s), true,
              DotRegs{x86::zmm(M::a_even()), x86::zmm(M::a_odd()), x86::zmm(M::product()),
-                     x86::zmm(M::constant())}) {}
+                     x86::zmm(M::constant())}),
+        stage_(a, s.stage, stage_layout()) {}
 
  private:
   using M = NarrowRegMap;
@@ -77,11 +96,9 @@ class NarrowEmitter final : public TileLoopEmitter {
   int steps_per_block() const override { return blocked_ ? 4 : 1; }
 
   void dot_block() override {
-    x86::Xmm rows[4], t[4];
-    for (int i = 0; i < 4; ++i) {
-      rows[i] = x86::xmm(M::b_row(i));
-      t[i] = x86::xmm(M::transpose_tmp(i));
-    }
+    x86::Xmm rows[4], t[2];
+    for (int i = 0; i < 4; ++i) rows[i] = x86::xmm(M::b_row(i));
+    for (int i = 0; i < 2; ++i) t[i] = x86::xmm(M::transpose_tmp(i));
     // B rows of 4 columns for K steps t..t+3 (the cursor steps once so that step 3 is
     // addressable as base + 2 * b_step; it is put back afterwards).
     a_.vmovdqu(rows[0], x86::xmmword_ptr(kBCursor));
@@ -90,22 +107,23 @@ class NarrowEmitter final : public TileLoopEmitter {
     a_.add(kBCursor, kBStep);
     a_.vmovdqu(rows[3], x86::xmmword_ptr(kBCursor, kBStep, 1));
     a_.sub(kBCursor, kBStep);
-    // 4 x 4 dword transpose: column n = [step 0, step 1, step 2, step 3].
+    // 4 x 4 dword transpose: column n = [step 0, step 1, step 2, step 3] (rows 0 and 1
+    // are dead once unpacked, and take the unpacks of rows 2 and 3).
     a_.vpunpckldq(t[0], rows[0], rows[1]);
     a_.vpunpckhdq(t[1], rows[0], rows[1]);
-    a_.vpunpckldq(t[2], rows[2], rows[3]);
-    a_.vpunpckhdq(t[3], rows[2], rows[3]);
-    a_.vpunpcklqdq(bcol(0).xmm(), t[0], t[2]);
-    a_.vpunpckhqdq(bcol(1).xmm(), t[0], t[2]);
-    a_.vpunpcklqdq(bcol(2).xmm(), t[1], t[3]);
-    a_.vpunpckhqdq(bcol(3).xmm(), t[1], t[3]);
+    a_.vpunpckldq(rows[0], rows[2], rows[3]);
+    a_.vpunpckhdq(rows[1], rows[2], rows[3]);
+    a_.vpunpcklqdq(bcol(0).xmm(), t[0], rows[0]);
+    a_.vpunpckhqdq(bcol(1).xmm(), t[0], rows[0]);
+    a_.vpunpcklqdq(bcol(2).xmm(), t[1], rows[1]);
+    a_.vpunpckhqdq(bcol(3).xmm(), t[1], rows[1]);
     for (int n = 0; n < 4; ++n) a_.vshufi32x4(bcol(n), bcol(n), bcol(n), 0);
     for (int g = 0; g < vectors_; ++g) {
       const x86::Zmm av = avec(g);
       const int first = 4 * g, rows_in_group = std::min(4, s_.mr - first);
-      a_.vbroadcasti32x4(av, block_operand(first));
-      for (int i = 1; i < rows_in_group; ++i) a_.k(row_mask(i)).vbroadcasti32x4(av, block_operand(first + i));
+      load_block_rows(av, first, rows_in_group);
       for (int n = 0; n < 4; ++n) dot_.multiply_add(acc4(g, n), {av, av}, {bcol(n), bcol(n)});
+      if (s_.row_sums) a_.vpdpbusd(row_sum(g), av, ones());
     }
   }
 
@@ -120,7 +138,13 @@ class NarrowEmitter final : public TileLoopEmitter {
     if (!blocked_) return;
     // Temporaries: registers the blocked loop's accumulators and B columns do not use.
     const x86::Zmm x = x86::zmm(M::transpose_tmp(0)), y = x86::zmm(M::transpose_tmp(1)),
-                   u0 = x86::zmm(M::transpose_tmp(2)), u1 = x86::zmm(M::b_row(0));
+                   u0 = x86::zmm(M::b_row(1)), u1 = x86::zmm(M::b_row(0));
+    for (int g = 0; g < vectors_ && s_.row_sums; ++g) {  // lane (i, q) -> every lane of row i
+      a_.vpshufd(x, row_sum(g), 0x4E);
+      a_.vpaddd(row_sum(g), row_sum(g), x);
+      a_.vpshufd(x, row_sum(g), 0xB1);
+      a_.vpaddd(row_sum(g), row_sum(g), x);
+    }
     for (int g = 0; g < vectors_; ++g) {
       a_.vpunpckldq(x, acc4(g, 0), acc4(g, 1));
       a_.vpunpckhdq(y, acc4(g, 0), acc4(g, 1));
@@ -136,6 +160,19 @@ class NarrowEmitter final : public TileLoopEmitter {
   }
 
   // The 16 bytes of row r at the current K step.
+  // 128-bit lane i of av = row first + i's 16 bytes, i < rows (lanes past them: zero or
+  // the lower rows, never stored). Two ymm pairs joined by one insert: merge-masked
+  // 512-bit broadcasts cost about 20% more on Zen 4 (156800 x 4 x 36).
+  void load_block_rows(const x86::Zmm& av, int first, int rows) {
+    const x86::Zmm hi = x86::zmm(M::transpose_tmp(0));  // free after the B transpose
+    a_.vmovdqu(av.xmm(), block_operand(first));
+    if (rows > 1) a_.vinserti128(av.ymm(), av.ymm(), block_operand(first + 1), 1);
+    if (rows < 3) return;
+    a_.vmovdqu(hi.xmm(), block_operand(first + 2));
+    if (rows > 3) a_.vinserti128(hi.ymm(), hi.ymm(), block_operand(first + 3), 1);
+    a_.vinserti64x4(av, av, hi.ymm(), 1);
+  }
+
   x86::Mem block_operand(int r) const {
     x86::Mem m = row_operand(r);
     m.setSize(16);
@@ -144,9 +181,64 @@ class NarrowEmitter final : public TileLoopEmitter {
 
   static x86::Zmm acc(int v) { return x86::zmm(M::acc(v)); }
   static x86::Zmm avec(int v) { return x86::zmm(M::avec(v)); }
+  x86::Zmm row_sum(int v) const { return x86::zmm(M::row_sum(v, blocked_)); }
+  static x86::Zmm ones() { return x86::zmm(M::ones()); }
   static x86::Zmm bvec() { return x86::zmm(M::b()); }
   // Opmasks: k1..k(rpv-1) select row i's lanes in the A vector; k7 the N output lanes.
   static x86::KReg row_mask(int i) { return x86::k(i); }
+  // The output lanes of row slot i (row i of a vector): k7 for slot 0; for the others the
+  // row masks when nr = np, else k4..k6.
+  x86::KReg row_lanes(int i) const {
+    return i == 0 ? x86::k7 : s_.nr == np_ ? row_mask(i) : x86::k(3 + i);
+  }
+
+  // The stage's temporaries are A vectors, free after the K loop.
+  OutputStageEmitter::Layout stage_layout() const {
+    OutputStageEmitter::Layout l{true, s_.mr, 1, s_.nr, avec(0), avec(1), Label(), !acc16_};
+    l.rows_per_vector = rpv_;
+    for (int i = 0; i < rpv_; ++i) l.row_lanes[static_cast<size_t>(i)] = row_lanes(i);
+    return l;
+  }
+  int frame_bytes() const override { return s_.stage.requantize ? OutputStageEmitter::kFrameBytes : 0; }
+  void embed_data() override {
+    stage_.embed_data();
+    if (!s_.row_sums) return;
+    // ones_: 64 one-bytes; then the ones of each row's first lane (blocked leftovers);
+    // then the lane of each row's first column, for gathering the sums (vpermd).
+    a_.align(AlignMode::kData, 64);
+    a_.bind(ones_);
+    for (int i = 0; i < 16; ++i) a_.embedInt32(0x01010101);
+    a_.bind(ones_first_);
+    for (int i = 0; i < 16; ++i) a_.embedInt32(i % np_ == 0 ? 0x01010101 : 0);
+    a_.bind(first_lanes_);
+    for (int i = 0; i < 16; ++i) a_.embedInt32((i % rpv_) * np_);
+  }
+
+  // Each row's sum to args->row_sums at this panel's rows (the panel index from the
+  // panels left). Uses r13 and the store's row temporary.
+  void store_row_sums() {
+    const x86::Gp out = kScratch;
+    const x86::Zmm t = x86::zmm(M::b());  // free after the K loop
+    a_.mov(out, arg(offsetof(MicroKernelArgs, m_panels)));
+    a_.sub(out, kPanels);
+    a_.imul(out, out, 4 * s_.mr);
+    a_.add(out, arg(offsetof(MicroKernelArgs, row_sums)));
+    a_.vmovdqu32(t, x86::zmmword_ptr(first_lanes_));
+    for (int v = 0; v < vectors_; ++v) {
+      const int rows = std::min(rpv_, s_.mr - v * rpv_);
+      const x86::Xmm sums = avec(v).xmm();  // free after the K loop
+      a_.vpermd(avec(v), t, row_sum(v));
+      const int32_t at = 4 * v * rpv_;
+      if (rows == 4) {
+        a_.vmovdqu(x86::xmmword_ptr(out, at), sums);
+      } else if (rows == 2) {
+        a_.vmovq(x86::qword_ptr(out, at), sums);
+      } else {
+        a_.vmovd(x86::dword_ptr(out, at), sums);
+        for (int i = 1; i < rows; ++i) a_.vpextrd(x86::dword_ptr(out, at + 4 * i), sums, i);
+      }
+    }
+  }
 
   void set_mask(const x86::KReg& k, uint32_t bits) {
     a_.mov(kScratch.r32(), bits);
@@ -154,14 +246,23 @@ class NarrowEmitter final : public TileLoopEmitter {
   }
 
   void prologue_extra() override {
+    if (s_.stage.requantize) {  // first: it takes k1 as the nr column lanes
+      set_mask(x86::k1, (1u << s_.nr) - 1);
+      stage_.prologue(kArgs);
+    }
     for (int i = 1; i < rpv_; ++i) set_mask(row_mask(i), ((1u << np_) - 1) << (i * np_));
     set_mask(x86::k7, (1u << s_.nr) - 1);
+    if (s_.stage.requantize && s_.nr != np_)
+      for (int i = 1; i < rpv_; ++i) set_mask(row_lanes(i), ((1u << s_.nr) - 1) << (i * np_));
     dot_.load_constant();
+    if (s_.row_sums) a_.vpbroadcastd(ones(), x86::dword_ptr(ones_));
   }
 
   void zero_accumulators() override {
+    if (stage_.starts_at_column_term()) stage_.init_accumulators([](int v, int) { return acc(v); });
     for (int v = 0; v < vectors_; ++v) {
-      a_.vpxord(acc(v), acc(v), acc(v));
+      if (s_.row_sums) a_.vpxord(row_sum(v), row_sum(v), row_sum(v));
+      if (!stage_.starts_at_column_term()) a_.vpxord(acc(v), acc(v), acc(v));
       if (blocked_)
         for (int n = 0; n < 4; ++n) a_.vpxord(acc4(v, n), acc4(v, n), acc4(v, n));
     }
@@ -182,11 +283,23 @@ class NarrowEmitter final : public TileLoopEmitter {
       a_.vpbroadcastd(av, row_operand(first));
       for (int i = 1; i < rows; ++i) a_.k(row_mask(i)).vpbroadcastd(av, row_operand(first + i));
       dot_.multiply_add(acc(v), dot_.split_a(av), b);
+      if (s_.row_sums) {
+        if (blocked_) a_.vpdpbusd(row_sum(v), av, x86::zmmword_ptr(ones_first_));
+        else a_.vpdpbusd(row_sum(v), av, ones());
+      }
     }
   }
 
   // Row r lives in lanes [i * np, i * np + N) of vector r / rpv (i = r % rpv).
   void store_tile(bool accumulate) override {
+    if (s_.row_sums) store_row_sums();
+    if (s_.stage.requantize) {
+      if (accumulate) add_c();
+      std::function<x86::Vec(int)> sums;
+      if (s_.row_sums) sums = [this](int v) { return x86::Vec(row_sum(v)); };
+      stage_.store_narrow(kArgs, [](int v) { return acc(v); }, sums);
+      return;
+    }
     Label done = a_.newLabel();
     if (s_.nr == np_) {
       // C rows of exactly N = Np int32 back to back (ldc == N, the usual layout of these
@@ -223,11 +336,44 @@ class NarrowEmitter final : public TileLoopEmitter {
     a_.bind(done);
   }
 
+  // Before a staged store on later K blocks: the int32 C of the earlier ones, added to
+  // each row's lanes (a row at its address minus its lanes' offset; masked-off lanes do
+  // not fault), or a vector's rows at once when C rows are np int32 apart.
+  void add_c() {
+    Label done = a_.newLabel();
+    if (s_.nr == np_) {
+      Label by_rows = a_.newLabel();
+      a_.cmp(kLdc, 4 * np_);
+      a_.jne(by_rows);
+      for (int v = 0; v < vectors_; ++v) {
+        const int rows = std::min(rpv_, s_.mr - v * rpv_);
+        const x86::Mem src = x86::zmmword_ptr(kC, v * 64);
+        if (rows == rpv_) {
+          a_.vpaddd(acc(v), acc(v), src);
+        } else {
+          set_mask(x86::k6, (1u << (rows * np_)) - 1);
+          a_.k(x86::k6).vpaddd(acc(v), acc(v), src);
+        }
+      }
+      a_.jmp(done);
+      a_.bind(by_rows);
+    }
+    a_.mov(kCRow, kC);
+    for (int r = 0; r < s_.mr; ++r) {
+      const int v = r / rpv_, i = r % rpv_;
+      a_.k(row_lanes(i)).vpaddd(acc(v), acc(v), x86::zmmword_ptr(kCRow, -i * np_ * 4));
+      if (r + 1 < s_.mr) a_.add(kCRow, kLdc);
+    }
+    a_.bind(done);
+  }
+
   KernelSpec s_;
   bool vnni_, acc16_;
   int np_, rpv_, vectors_;
   bool blocked_;
   DotEmitter dot_;
+  OutputStageEmitter stage_;
+  Label ones_ = a_.newLabel(), ones_first_ = a_.newLabel(), first_lanes_ = a_.newLabel();
 };
 
 }  // namespace
@@ -235,9 +381,9 @@ class NarrowEmitter final : public TileLoopEmitter {
 bool narrow_fits(const KernelSpec& s) {
   const detail::IsaTraits& t = detail::traits(s.isa);
   if (s.acc16 && s.pair_safe) return false;
-  if (s.stage.requantize) return false;  // narrow tiles are requantized by the tile epilogue
   // acc16 and pair-safe kernels replace the exact split: only paths without VNNI run them.
-  const bool isa_ok = t.narrow_rows > 0 && (!s.acc16 || t.acc16_saturates) && (!s.pair_safe || !t.vnni);
+  const bool isa_ok = t.narrow_rows > 0 && (!s.acc16 || t.acc16_saturates) && (!s.pair_safe || !t.vnni) &&
+                      (!s.row_sums || t.vnni);
   return isa_ok && s.nr >= 3 && s.nr <= 8 && s.mr >= 1 && s.mr <= t.narrow_rows;
 }
 

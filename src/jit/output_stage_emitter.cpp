@@ -1,5 +1,6 @@
 #include "jit/output_stage_emitter.h"
 
+#include <algorithm>
 #include <cstddef>
 
 #include "cpu/isa_record.h"
@@ -19,7 +20,8 @@ namespace {
 constexpr int32_t kOutCursor = 8, kRowCursor = 16;
 constexpr int32_t kHi = 64, kCZeroPoint = 128, kFloorBytes = 192;
 constexpr int32_t kColumnTerm = 256, kBZeroPoint = 512, kMultiplier = 768, kFloatBias = 1024;
-constexpr int32_t kSlotEnd = 1280;
+constexpr int32_t kFloorDwords = 1280;  // narrow: the floor as int32
+constexpr int32_t kSlotEnd = 1344;
 static_assert(OutputStageEmitter::kFrameBytes >= kSlotEnd + 64);
 
 const x86::Gp kStage = x86::rbx, kOutRow = x86::rbp, kRowOffsets = x86::rcx,
@@ -60,6 +62,9 @@ void OutputStageEmitter::load_lanes(const x86::Vec& dst, size_t field, int v, co
   if (l_.zmm) {
     if (masked) a_.k(x86::k1).z().vmovdqu32(dst, src);
     else a_.vmovdqu32(dst, src);
+    // Narrow: the nr columns again in each row's lanes.
+    if (l_.rows_per_vector == 4) a_.vshufi32x4(dst, dst, dst, 0);
+    if (l_.rows_per_vector == 2) a_.vshufi64x2(dst, dst, dst, 0x44);
   } else {
     if (masked) a_.vpmaskmovd(dst, mask, src);  // masked-off lanes are zero and never stored
     else a_.vmovdqu(dst, src);
@@ -90,8 +95,12 @@ void OutputStageEmitter::prologue(const x86::Gp& args) {
     store_vec(vec_at(x86::rsp, kCZeroPoint), x0);
     a_.vpbroadcastb(x0, x86::byte_ptr(kStage, offsetof(OutputStageArgs, floor)));
     store_vec(vec_at(x86::rsp, kFloorBytes), x0);
+    if (narrow()) {
+      a_.vpbroadcastd(x0, x86::dword_ptr(kStage, offsetof(OutputStageArgs, floor)));
+      store_vec(vec_at(x86::rsp, kFloorDwords), x0);
+    }
   }
-  if (l_.zmm && !s_.to_float) {
+  if (l_.zmm && !s_.to_float && !narrow()) {
     // The row's bytes (k2) for its one store.
     if (const int bytes = row_bytes(); bytes < 64) {
       a_.mov(kPtr, (uint64_t{1} << bytes) - 1);
@@ -116,6 +125,9 @@ void OutputStageEmitter::prologue(const x86::Gp& args) {
     }
     if (s_.b_zero_point == StageOperand::lanes) {
       load_lanes(x0, offsetof(OutputStageArgs, b_zero_point), v, mask);
+      store_vec(vec_at(x86::rsp, kBZeroPoint + slot), x0);
+    } else if (s_.b_zero_point == StageOperand::scalar && narrow()) {
+      broadcast_scalar(x0, offsetof(OutputStageArgs, b_zero_point), false);
       store_vec(vec_at(x86::rsp, kBZeroPoint + slot), x0);
     }
     if (s_.multiplier == StageOperand::lanes) load_lanes(x0, offsetof(OutputStageArgs, multiplier), v, mask);
@@ -142,6 +154,12 @@ void OutputStageEmitter::prologue(const x86::Gp& args) {
 
 void OutputStageEmitter::embed_data() {
   if (!s_.requantize || !l_.zmm) return;
+  if (narrow()) {
+    a_.align(AlignMode::kData, 64);
+    a_.bind(lane_rows_);
+    for (int lane = 0; lane < 16; ++lane) a_.embedInt32(lane * l_.rows_per_vector / 16);
+    return;
+  }
   // After vpackusdw + vpackuswb, 128-bit lane L holds the 4-byte quads L of the row's
   // vectors 0..3; output quad 4s + L is packed quad 4L + s.
   a_.align(AlignMode::kData, 64);
@@ -150,7 +168,7 @@ void OutputStageEmitter::embed_data() {
 }
 
 void OutputStageEmitter::init_accumulators(const std::function<x86::Vec(int, int)>& acc) {
-  for (int r = 0; r < l_.mr; ++r)
+  for (int r = 0; r < (narrow() ? narrow_vectors() : l_.mr); ++r)
     for (int v = 0; v < l_.nv; ++v) {
       const x86::Mem term = vec_at(x86::rsp, kColumnTerm + v * 64);
       if (l_.zmm) a_.vmovdqu32(acc(r, v), term);
@@ -222,12 +240,22 @@ void OutputStageEmitter::store_floats(const x86::Vec& x, int v) {
   a_.vmaskmovps(dst, l_.t2, x);
 }
 
-void OutputStageEmitter::store(const x86::Gp& args, const std::function<x86::Vec(int, int)>& acc) {
-  const x86::Vec t = l_.t, t2 = l_.t2;
+void OutputStageEmitter::begin_store(const x86::Gp& args) {
   a_.mov(kStage, x86::qword_ptr(args, offsetof(MicroKernelArgs, stage)));
   a_.mov(kLdOut, stage_field(offsetof(OutputStageArgs, ld_out)));
   a_.mov(kOutRow, x86::qword_ptr(x86::rsp, kOutCursor));
   a_.mov(kRowOffsets, x86::qword_ptr(x86::rsp, kRowCursor));
+}
+
+void OutputStageEmitter::end_store() {
+  a_.imul(kScalar, kLdOut, l_.mr);
+  a_.add(x86::qword_ptr(x86::rsp, kOutCursor), kScalar);
+  a_.add(x86::qword_ptr(x86::rsp, kRowCursor), 4 * l_.mr);
+}
+
+void OutputStageEmitter::store(const x86::Gp& args, const std::function<x86::Vec(int, int)>& acc) {
+  const x86::Vec t = l_.t, t2 = l_.t2;
+  begin_store(args);
   if (s_.b_zero_point == StageOperand::scalar) a_.mov(kPtr, stage_field(offsetof(OutputStageArgs, b_zero_point)));
   for (int r = 0; r < l_.mr; ++r) {
     // The row term: row_offsets[r] in every lane (multiplied per lane below), or
@@ -269,10 +297,104 @@ void OutputStageEmitter::store(const x86::Gp& args, const std::function<x86::Vec
     if (l_.zmm && !s_.to_float) store_row_zmm(acc, r);
     if (r + 1 < l_.mr) a_.add(kOutRow, kLdOut);
   }
-  // The next panel's rows.
-  a_.imul(kScalar, kLdOut, l_.mr);
-  a_.add(x86::qword_ptr(x86::rsp, kOutCursor), kScalar);
-  a_.add(x86::qword_ptr(x86::rsp, kRowCursor), 4 * l_.mr);
+  end_store();
+}
+
+// Rows [first, first + rows) of the panel: their offsets, one per lane of their row
+// (t2 holds lane_rows_), times the lanes' b zero points.
+void OutputStageEmitter::subtract_narrow_row_term(const x86::Vec& x, int first, int rows) {
+  const x86::Xmm t = l_.t.xmm();
+  if (rows == 4) {
+    a_.vmovdqu(t, x86::xmmword_ptr(kRowOffsets, 4 * first));
+  } else if (rows == 2) {
+    a_.vmovq(t, x86::qword_ptr(kRowOffsets, 4 * first));
+  } else {  // a tail: no read past the panel's last row
+    a_.vmovd(t, x86::dword_ptr(kRowOffsets, 4 * first));
+    for (int i = 1; i < rows; ++i) a_.vpinsrd(t, t, x86::dword_ptr(kRowOffsets, 4 * (first + i)), i);
+  }
+  a_.vpermd(l_.t, l_.t2, l_.t);
+  a_.vpmulld(l_.t, l_.t, vec_at(x86::rsp, kBZeroPoint));
+  a_.vpsubd(x, x, l_.t);
+}
+
+// A narrow vector (row term already in) to float, or to int32 in [floor, 255].
+void OutputStageEmitter::requantize_vector(const x86::Vec& x) {
+  a_.vcvtdq2ps(x, x);
+  if (s_.to_float) {
+    a_.vmulps(x, x, vec_at(x86::rsp, kMultiplier));
+    if (s_.bias == BiasKind::float32) a_.vaddps(x, x, vec_at(x86::rsp, kFloatBias));
+    if (s_.relu) a_.vmaxps(x, x, vec_at(x86::rsp, kHi));
+    return;
+  }
+  if (s_.bias == BiasKind::float32) a_.vaddps(x, x, vec_at(x86::rsp, kFloatBias));
+  a_.vmulps(x, x, vec_at(x86::rsp, kMultiplier));
+  a_.vminps(x, x, vec_at(x86::rsp, kHi));
+  a_.vcvtps2dq(x, x);
+  a_.vpaddd(x, x, vec_at(x86::rsp, kCZeroPoint));
+  // At most 255 here: the floor (>= 0) makes it the value of sat_u8 then max(., floor).
+  a_.vpmaxsd(x, x, vec_at(x86::rsp, kFloorDwords));
+}
+
+void OutputStageEmitter::store_narrow(const x86::Gp& args, const std::function<x86::Vec(int)>& acc,
+                                      const std::function<x86::Vec(int)>& sums) {
+  const int rpv = l_.rows_per_vector, np = 16 / rpv, vectors = narrow_vectors();
+  const int elem = s_.to_float ? 4 : 1;
+  const bool row_term = s_.b_zero_point != StageOperand::absent;
+  begin_store(args);
+  if (row_term && !sums) a_.vmovdqu32(l_.t2, x86::zmmword_ptr(lane_rows_));
+  for (int v = 0; v < vectors; ++v) {
+    const x86::Vec x = acc(v);
+    if (has_column_term() && !l_.start_at_column_term) a_.vpaddd(x, x, vec_at(x86::rsp, kColumnTerm));
+    if (row_term && sums) {
+      a_.vpmulld(l_.t, sums(v), vec_at(x86::rsp, kBZeroPoint));
+      a_.vpsubd(x, x, l_.t);
+    } else if (row_term) {
+      subtract_narrow_row_term(x, v * rpv, std::min(rpv, l_.mr - v * rpv));
+    }
+    requantize_vector(x);
+  }
+  const x86::Xmm bytes = l_.t.xmm();
+  Label done = a_.newLabel();
+  if (l_.tail == np) {
+    // Output rows exactly np elements apart: a vector is rpv whole rows, one store.
+    Label by_rows = a_.newLabel();
+    a_.cmp(kLdOut, np * elem);
+    a_.jne(by_rows);
+    for (int v = 0; v < vectors; ++v) {
+      const int rows = std::min(rpv, l_.mr - v * rpv);
+      if (rows < rpv) {
+        a_.mov(kScalar.r32(), (1u << (rows * np)) - 1);
+        a_.kmovw(x86::k6, kScalar.r32());
+      }
+      if (s_.to_float) {
+        const x86::Mem dst = x86::zmmword_ptr(kOutRow, v * 64);
+        if (rows < rpv) a_.k(x86::k6).vmovups(dst, acc(v));
+        else a_.vmovups(dst, acc(v));
+      } else {
+        a_.vpmovusdb(bytes, acc(v));
+        const x86::Mem dst = x86::xmmword_ptr(kOutRow, v * 16);
+        if (rows < rpv) a_.k(x86::k6).vmovdqu8(dst, bytes);
+        else a_.vmovdqu(dst, bytes);
+      }
+    }
+    a_.jmp(done);
+    a_.bind(by_rows);
+  }
+  // Row r: its lanes [i * np, i * np + nr) stored at its address minus i * np elements
+  // (masked-off lanes neither write nor fault).
+  for (int r = 0; r < l_.mr; ++r) {
+    const int v = r / rpv, i = r % rpv;
+    const x86::KReg k = l_.row_lanes[static_cast<size_t>(i)];
+    if (s_.to_float) {
+      a_.k(k).vmovups(x86::zmmword_ptr(kOutRow, -i * np * 4), acc(v));
+    } else {
+      if (i == 0) a_.vpmovusdb(bytes, acc(v));
+      a_.k(k).vmovdqu8(x86::xmmword_ptr(kOutRow, -i * np), bytes);
+    }
+    if (r + 1 < l_.mr) a_.add(kOutRow, kLdOut);
+  }
+  a_.bind(done);
+  end_store();
 }
 
 }  // namespace quire::jit

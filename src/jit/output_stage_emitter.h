@@ -37,13 +37,17 @@ class OutputStageEmitter {
     // Whether the accumulators may start at the column term (not under acc16, whose
     // accumulators hold two saturating int16 sums until after the K loop).
     bool start_at_column_term;
+    // Narrow kernels: rows per vector (1: a column kernel; else nv = 1, tail = nr, k1
+    // holds the nr lanes during prologue), and per row slot i the opmask of its nr lanes.
+    int rows_per_vector = 1;
+    std::array<asmjit::x86::KReg, 4> row_lanes{};
   };
 
   OutputStageEmitter(asmjit::x86::Assembler& a, const detail::OutputStage& stage, const Layout& l)
       : a_(a), s_(stage), l_(l), pack_order_(a.newLabel()) {}
 
   // Stack bytes the stage needs below the saved registers (with 64 bytes of alignment).
-  static constexpr int kFrameBytes = 1344;
+  static constexpr int kFrameBytes = 1408;
 
   // In the kernel prologue, after rsp is 64-byte aligned by the caller's frame and the
   // original rsp saved at [rsp]: the cursors, the constants and the column vectors. Uses
@@ -59,6 +63,11 @@ class OutputStageEmitter {
   // acc(r, v) for r < mr, v < nv, stores the bytes and advances the panel cursors. Uses
   // rbx, rbp, rcx, r13, r14, r15 (all free after the K loop).
   void store(const asmjit::x86::Gp& args, const std::function<asmjit::x86::Vec(int, int)>& acc);
+  // The same for a narrow tile, acc(v) its vectors; sums(v), if given, holds each lane's
+  // row sum (the kernel's row_sums), else they are read from row_offsets. Uses t, t2 and
+  // k6 (when nr = np).
+  void store_narrow(const asmjit::x86::Gp& args, const std::function<asmjit::x86::Vec(int)>& acc,
+                    const std::function<asmjit::x86::Vec(int)>& sums);
 
  private:
   asmjit::x86::Mem vec_at(const asmjit::x86::Gp& base, int32_t disp) const;
@@ -74,11 +83,20 @@ class OutputStageEmitter {
   void store_vector_ymm(const asmjit::x86::Vec& x, int v);
   void store_floats(const asmjit::x86::Vec& x, int v);
   int row_bytes() const { return l_.tail != 0 ? (l_.nv - 1) * 16 + l_.tail : l_.nv * 16; }
+  bool narrow() const { return l_.rows_per_vector > 1; }
+  int narrow_vectors() const { return (l_.mr + l_.rows_per_vector - 1) / l_.rows_per_vector; }
+  // The panel's cursors (store's first step) and their advance past its mr rows (last).
+  void begin_store(const asmjit::x86::Gp& args);
+  void end_store();
+  // Narrow: x's row term, the rows' offsets times their b zero points, subtracted.
+  void subtract_narrow_row_term(const asmjit::x86::Vec& x, int first, int rows);
+  void requantize_vector(const asmjit::x86::Vec& x);
 
   asmjit::x86::Assembler& a_;
   detail::OutputStage s_;
   Layout l_;
   asmjit::Label pack_order_;
+  asmjit::Label lane_rows_ = a_.newLabel();  // narrow: each lane's row within its vector
 };
 
 }  // namespace quire::jit

@@ -16,6 +16,10 @@ namespace quire::detail {
 
 // Prepares block (rows x K columns within one group) and says where the kernel reads it.
 using PackABlockFn = PackedABlock (*)(void* packer, const block_type_t& block);
+// The same, except that a block read in place gets no row-sum pass: *row_sums is then
+// the packer's row-sum buffer, which the kernels fill; null where the packer summed.
+using PackADeferringSumsFn = PackedABlock (*)(void* packer, const block_type_t& block,
+                                              int32_t** row_sums);
 
 // Runs the output op on one finished int32 tile of C_buffer: block gives the tile's rows
 // and columns of C; tile points at C_buffer's element (row_start, col_start); ldc is the
@@ -40,6 +44,7 @@ struct PackedGemmCall {
   // A, as its packer describes it.
   void* packer;
   PackABlockFn pack;
+  PackADeferringSumsFn pack_deferring_sums;  // packers with packDeferringRowOffsets; else null
   int32_t a_rows, a_cols;
   int a_groups;
   int32_t a_block_rows, a_block_cols;  // the packer's MCB x KCB blocks
