@@ -8,24 +8,40 @@ namespace quire::detail {
 
 namespace {
 
+// The A block a kernel reads: as packed, or widened (WideABlock) for the kernels of
+// KernelSet::widen_a.
+struct ARows {
+  const uint8_t* raw;
+  int64_t lda;
+  WideABlock* wide;
+  // Points args at rows [r0, r0 + rows * panels) for a kernel that reads A widened or not.
+  void set(MicroKernelArgs& args, bool widened, int r0, int rows) const {
+    const uint8_t* base = widened ? wide->get() : raw;
+    const int64_t ld = widened ? wide->ld_bytes() : lda;
+    args.a = base + int64_t{r0} * ld;
+    args.lda = ld;
+    args.a_panel_stride = rows * ld;
+  }
+};
+
 // One column slice [c0, c0 + nr) of a tile with an output op: each call (the full panels,
 // then the row tail) runs the kernel ending in the op's stage, or, where the slice or the
 // tile gives it none, stores int32 and requantizes that block with the epilogue.
 void run_staged_slice(KernelSet& kernels, MicroKernelArgs& args, const TileRequantize* t, int c0,
-                      int nr, int panel, const uint8_t* pair_safe, const uint8_t* a, int64_t lda,
+                      int nr, int panel, const uint8_t* pair_safe, const ARows& a,
                       int32_t* c, int64_t ldc, int full_panels, int tail_rows) {
   OutputStage stage;
   OutputStageArgs stage_args;  // filled by stage_for_slice
   const bool in_stage = stage_for_slice(t->args, c0, nr, stage, stage_args);
   const bool safe_panel = pair_safe != nullptr && pair_safe[panel] != 0;
+  const bool widened = kernels.widen_a() != nullptr;
   const auto run = [&](int r0, int rows, int panels) {
-    args.a = a + int64_t{r0} * lda;
     args.c = c + int64_t{r0} * ldc + c0;
-    args.a_panel_stride = rows * lda;
     args.m_panels = panels;
     args.mr = rows;
     if (in_stage) {
       MicroKernelFn fn = safe_panel ? kernels.staged(rows, nr, true, stage) : nullptr;
+      a.set(args, fn == nullptr && widened, r0, rows);
       if (fn == nullptr) fn = kernels.staged(rows, nr, false, stage);
       if (fn != nullptr) {
         OutputStageArgs call_stage = stage_args;
@@ -38,6 +54,7 @@ void run_staged_slice(KernelSet& kernels, MicroKernelArgs& args, const TileRequa
       }
     }
     MicroKernelFn fn = safe_panel ? kernels.pair_safe(rows, nr) : nullptr;
+    a.set(args, fn == nullptr && widened, r0, rows);
     if (fn == nullptr) fn = kernels.get(rows, nr);
     fn(&args);
     run_epilogue(*t, r0, rows * panels, c0, nr);
@@ -51,17 +68,23 @@ void run_staged_slice(KernelSet& kernels, MicroKernelArgs& args, const TileRequa
 void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
                    const PackedBLayout& b, const int8_t* b_group, int k0, int kc, int n0, int nc,
                    int32_t* c, int64_t ldc, bool accumulate, const uint8_t* pair_safe,
-                   const TileRequantize* requantize) {
+                   const TileRequantize* requantize, WideABlock* wide) {
   const int mr = kernels.mr(), full_panels = mc / mr, tail_rows = mc % mr;
   const int width = b.panel_width;
+  const ARows rows_of_a{a, lda, wide};
+  MicroKernelArgs args{};
   // Panels no K pair of which can saturate vpmaddubsw run the path's pair-safe kernels
-  // where it has them; every other panel runs the path's own (exact) kernels.
-  const auto kernel = [&](int rows, int cols, int panel, bool narrow) {
+  // where it has them; every other panel runs the path's own (exact) kernels, which
+  // read A widened where the path widens it (not the narrow ones).
+  const auto kernel = [&](int rows, int cols, int panel, bool narrow, int r0) {
     if (pair_safe != nullptr && pair_safe[panel] != 0)
-      if (MicroKernelFn fn = kernels.pair_safe(rows, cols, narrow)) return fn;
+      if (MicroKernelFn fn = kernels.pair_safe(rows, cols, narrow)) {
+        rows_of_a.set(args, false, r0, rows);
+        return fn;
+      }
+    rows_of_a.set(args, !narrow && kernels.widen_a() != nullptr, r0, rows);
     return kernels.get(rows, cols, narrow);
   };
-  MicroKernelArgs args{};
   args.k4_steps = (kc + 3) / 4;
   args.lda = lda;
   args.b_step = int64_t{width} * 4;
@@ -76,12 +99,10 @@ void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
     for (int row = 0; row < mc;) {
       const int rows = mc - row >= tile ? tile : mc - row;
       const int panels = mc - row >= tile ? (mc - row) / tile : 1;
-      args.a = a + row * lda;
       args.c = c + int64_t{row} * ldc;
-      args.a_panel_stride = rows * lda;
       args.m_panels = panels;
       args.mr = rows;
-      kernel(rows, nc, 0, true)(&args);
+      kernel(rows, nc, 0, true, row)(&args);
       row += rows * panels;
     }
     if (requantize != nullptr) run_epilogue(*requantize);
@@ -102,23 +123,19 @@ void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
     // ir: the kernel walks the full MR-row panels itself; the remainder is one more call.
     if (staged == nullptr) {
       if (full_panels > 0) {
-        args.a = a;
         args.c = c + (col - n0);
-        args.a_panel_stride = mr * lda;
         args.m_panels = full_panels;
         args.mr = mr;
-        kernel(mr, nr, panel, false)(&args);
+        kernel(mr, nr, panel, false, 0)(&args);
       }
       if (tail_rows > 0) {
-        args.a = a + full_panels * mr * lda;
         args.c = c + int64_t{full_panels} * mr * ldc + (col - n0);
-        args.a_panel_stride = tail_rows * lda;
         args.m_panels = 1;
         args.mr = tail_rows;
-        kernel(tail_rows, nr, panel, false)(&args);
+        kernel(tail_rows, nr, panel, false, full_panels * mr)(&args);
       }
     } else {
-      run_staged_slice(kernels, args, staged, col - n0, nr, panel, pair_safe, a, lda, c, ldc,
+      run_staged_slice(kernels, args, staged, col - n0, nr, panel, pair_safe, rows_of_a, c, ldc,
                        full_panels, tail_rows);
     }
     col += nr;

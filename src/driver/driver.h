@@ -38,6 +38,8 @@ GemmShape check_gemm(int32_t a_rows, int32_t a_cols, int a_groups, const PackedB
 struct IsaRecord;
 struct MicroKernelArgs;
 using MicroKernelFn = void (*)(const MicroKernelArgs*);
+using WidenAFn = void (*)(const uint8_t* a, int64_t lda, int rows, int k4_steps, uint16_t* dst,
+                          int64_t ld_dst);
 const IsaRecord& active_isa();
 inst_set_t inst_set_of(const IsaRecord& isa);
 
@@ -58,6 +60,9 @@ class KernelSet {
   }
   int mr() const { return mr_; }
   int nr() const { return nr_; }
+  // Non-null where the exact column kernels (get and staged, not pair-safe, not narrow)
+  // read A widened by this routine (avx2, avx512; not under saturating acc16).
+  WidenAFn widen_a() const { return widen_; }
   // Rows per narrow tile for an output of nr columns (3 <= nr <= 8), or 0 if the path
   // has no narrow kernels.
   int narrow_rows(int nr) const { return nr >= 3 && nr <= 8 ? narrow_rows_ : 0; }
@@ -96,6 +101,7 @@ class KernelSet {
   int mr_, nr_;
   bool saturating_;  // acc16 on a path whose acc16 kernels saturate
   bool jit_;
+  WidenAFn widen_;
   int narrow_rows_;
   int used_ = 0;
   Entry entries_[kSlots];
@@ -107,15 +113,38 @@ class KernelSet {
 
 struct TileRequantize;  // driver/tile_output.h
 
+// One A block as the exact kernels of the paths without VNNI read it, widened to 16 bits
+// (KernelSet::widen_a, docs/kernel-contract.md): made by the first get() and reused for
+// every column block of the A block, so the pass over mc x kc bytes is paid once per
+// block, not per panel. The data lives in the calling thread's scratch until the thread
+// widens its next block.
+class WideABlock {
+ public:
+  WideABlock(WidenAFn widen, const uint8_t* a, int64_t lda, int rows, int kc)
+      : widen_(widen), src_(a), lda_(lda), rows_(rows), k4_steps_((kc + 3) / 4) {}
+  const uint8_t* get();  // row r at get() + r * ld_bytes()
+  int64_t ld_bytes() const { return ld_bytes_; }
+
+ private:
+  WidenAFn widen_;
+  const uint8_t* src_;
+  int64_t lda_;
+  int rows_, k4_steps_;
+  const uint8_t* data_ = nullptr;
+  int64_t ld_bytes_ = 0;
+};
+
 // C[0..mc) x [0..nc) (int32, ldc elements apart) = (or +=, when accumulate) the packed A
 // block (mc rows, lda bytes apart, K range [k0, k0 + kc)) times columns [n0, n0 + nc) of
 // the packed B group starting at b_group. pair_safe: null, or the group's per-panel flags
 // (PackBMatrix::pairSafePanels); flagged panels run KernelSet::pair_safe kernels.
 // requantize (last K block only): the tile is requantized to uint8 or float instead, in
 // the kernels' output stage where they have one (C_buffer then holds no int32 there).
+// wide: the same A block for kernels that read it widened (non-null where
+// kernels.widen_a() is).
 void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
                    const PackedBLayout& b, const int8_t* b_group, int k0, int kc, int n0, int nc,
                    int32_t* c, int64_t ldc, bool accumulate, const uint8_t* pair_safe = nullptr,
-                   const TileRequantize* requantize = nullptr);
+                   const TileRequantize* requantize = nullptr, WideABlock* wide = nullptr);
 
 }  // namespace quire::detail

@@ -10,12 +10,17 @@ KernelSet::KernelSet(const IsaRecord& isa, int mr, int nr, Accumulation acc)
     : isa_(isa), mr_(mr), nr_(nr),
       saturating_(acc == Accumulation::int16 && isa.traits().acc16_saturates),
       jit_(isa.traits().vector_bytes != 0),
+      widen_(saturating_ ? nullptr : isa.widen_a),
       narrow_rows_(isa.traits().narrow_rows) {
   staged_[0] = StagedEntry{0, 0, false, 0, nullptr};
 }
 
 MicroKernelFn KernelSet::resolve(int mr, int nr, bool narrow) {
-  const MicroKernelFn fn = isa_.kernel(KernelRequest{mr, nr, narrow, saturating_});
+  // Kernels reading A widened are reached through the code cache, as pair-safe ones are.
+  const MicroKernelFn fn =
+      widen_ != nullptr && !narrow
+          ? jit::kernel(jit::KernelSpec{.isa = isa_.isa, .mr = mr, .nr = nr, .wide_a = true})
+          : isa_.kernel(KernelRequest{mr, nr, narrow, saturating_});
   if (used_ < kSlots) entries_[used_++] = Entry{mr, nr, narrow, fn};
   return fn;
 }
@@ -51,9 +56,11 @@ MicroKernelFn KernelSet::find_staged(int mr, int nr, bool pair_safe, const Outpu
     }
   }
   const jit::KernelSpec spec{.isa = isa_.isa, .mr = mr, .nr = nr, .acc16 = saturating_,
-                             .pair_safe = pair_safe, .stage = stage};
+                             .pair_safe = pair_safe, .stage = stage,
+                             .wide_a = !pair_safe && widen_ != nullptr};
   MicroKernelFn fn = nullptr;
   if (pair_safe) fn = pair_safe_kernel(spec, saturating_);
+  else if (spec.wide_a) fn = jit::registers_fit(spec) ? jit::kernel(spec) : nullptr;
   else if (jit_ && jit::registers_fit(spec))
     fn = isa_.kernel(KernelRequest{mr, nr, false, saturating_, stage});
   if (staged_used_ < kStagedSlots) {

@@ -54,6 +54,10 @@ void run_packed_gemm(const PackedGemmCall& c) {
         const PackedABlock a = c.pack(c.packer, block_type_t{ic, mc, g * s.K + k0, kc});
         check_not_null(a.data, "fbgemmPacked", "the packed A block (packA.getBuf())");
         const bool last_k_block = k0 + kc == s.K;
+        // Widened on first use by a kernel that reads it so (none if every panel is
+        // pair-safe or the output narrow), then reused by every column block.
+        WideABlock wide(kernels.widen_a(), a.data, a.ld, mc, kc);
+        WideABlock* wide_a = kernels.widen_a() != nullptr ? &wide : nullptr;
         for (int32_t jc = tile.n0; jc < tile.n1; jc += bf.NCB) {
           const int nc = std::min(bf.NCB, tile.n1 - jc);
           const int32_t col = g * s.N + jc;
@@ -65,11 +69,11 @@ void run_packed_gemm(const PackedGemmCall& c) {
             if (!c.requantize_tile(c.op, c.C, c_tile, block, static_cast<int>(c.ldc), rq.args))
               continue;
             compute_block(kernels, a.data, a.ld, mc, *c.b, b_group, k0, kc, jc, nc, c_tile, ld,
-                          k0 > 0, pair_safe, &rq);
+                          k0 > 0, pair_safe, &rq, wide_a);
             continue;
           }
           compute_block(kernels, a.data, a.ld, mc, *c.b, b_group, k0, kc, jc, nc, c_tile, ld,
-                        k0 > 0, pair_safe);
+                        k0 > 0, pair_safe, nullptr, wide_a);
           if (last_k_block) {
             c.output(c.op, c.C, c_tile, block, static_cast<int>(c.ldc), inst_set_of(isa));
           }

@@ -18,6 +18,9 @@ struct KernelSpec {
   // What the kernel does with the finished accumulators: store int32 (the default), or
   // requantize to uint8 in registers (column kernels only; cpu/output_stage.h).
   detail::OutputStage stage{};
+  // Exact column kernels of avx2 and avx512 only (docs/kernel-contract.md, "A widened
+  // once per block"): A arrives widened to 16-bit even/odd pairs, 8 bytes per K step.
+  bool wide_a = false;
 };
 
 }  // namespace quire::jit
