@@ -11,6 +11,9 @@
 // kernel's loads, never those of generated code):
 //   A  m_panels*mr rows, lda = 4*k4 + lda_pad bytes apart; each row holds k values, zeros
 //      up to 4*k4 (the K tail), then lda_pad garbage bytes; the last row ends at 4*k4.
+//      For the kernels that read A widened (the exact column kernels of avx2 and avx512,
+//      KernelSpec::wide_a) the same rows go through the path's widen_a: 8*k4 bytes each,
+//      lda = 8*k4 + lda_pad.
 //   B  one panel of W columns, k4 steps of 4W bytes; lane j of step t holds B[4t..4t+3][j]
 //      (zeros past k). The slice starts at column b_offset. W defaults to the least the
 //      kernel may read: b_offset + ceil(nr / L) * L for column kernels (L int32 lanes),
@@ -43,6 +46,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <random>
 #include <sstream>
@@ -193,6 +197,18 @@ class KernelTester {
     for (int i = 0; i < rows; ++i)
       for (int64_t q = 0; q < (i + 1 < rows ? lda : 4 * k4); ++q)
         a[i * lda + q] = q < 4 * k4 ? a_logical[size_t(i) * 4 * k4 + q] : uint8_t(byte(rng));
+    // Widened A: each row through widen_a, then its garbage padding.
+    const int64_t wide_lda = 8 * k4 + lda_pad_;
+    GuardedArray<uint8_t> wide(reads_wide_a() ? size_t(rows - 1) * wide_lda + 8 * k4 : 0, Guard::after);
+    if (reads_wide_a()) {
+      std::vector<uint16_t> row(size_t(4) * k4);
+      for (int i = 0; i < rows; ++i) {
+        detail::isa_record(isa_).widen_a(&a_logical[size_t(i) * 4 * k4], 4 * k4, 1, k4, row.data(), 4 * k4);
+        std::memcpy(&wide[i * wide_lda], row.data(), size_t(8) * k4);
+        if (i + 1 < rows)
+          for (int64_t q = 8 * k4; q < wide_lda; ++q) wide[i * wide_lda + q] = uint8_t(byte(rng));
+      }
+    }
 
     // Logical B (4*k4 x W, zero past k in the slice's columns) packed into one panel.
     const std::vector<int8_t> b_logical = draw_b(rng, k4, W);
@@ -225,12 +241,12 @@ class KernelTester {
         for (int j = 0; j < nr_; ++j) want[kGuard + i * ldc + j] = sums[size_t(i) * nr_ + j];
 
     detail::MicroKernelArgs args{};
-    args.a = a.data();
+    args.a = reads_wide_a() ? wide.data() : a.data();
     args.b = b.data() + 4 * b_offset_;
     args.c = c.data() + kGuard;
     args.k4_steps = k4;
-    args.lda = lda;
-    args.a_panel_stride = mr_ * lda;
+    args.lda = reads_wide_a() ? wide_lda : lda;
+    args.a_panel_stride = mr_ * args.lda;
     args.b_step = 4 * int64_t{W};
     args.ldc_bytes = ldc * int64_t{sizeof(int32_t)};
     args.m_panels = m_panels_;
@@ -282,6 +298,12 @@ class KernelTester {
     return b_offset_ + (nr_ + lanes - 1) / lanes * lanes;       // whole vectors, never masked
   }
   int width() const { return panel_width_ > 0 ? panel_width_ : least_width(); }
+
+  // Whether the kernel under test reads A widened: the path's exact column kernels where
+  // its record has widen_a (the record's kernel entry asks for those).
+  bool reads_wide_a() const {
+    return detail::isa_record(isa_).widen_a != nullptr && !narrow_ && !pair_safe_ && !acc16_;
+  }
 
   // The stage as generated: a float bias into uint8 divides by act_times_w_scale (scalar
   // unless told), else the field is unused; relu is part of a float output's spec (the

@@ -16,11 +16,7 @@ KernelSet::KernelSet(const IsaRecord& isa, int mr, int nr, Accumulation acc)
 }
 
 MicroKernelFn KernelSet::resolve(int mr, int nr, bool narrow) {
-  // Kernels reading A widened are reached through the code cache, as pair-safe ones are.
-  const MicroKernelFn fn =
-      widen_ != nullptr && !narrow
-          ? jit::kernel(jit::KernelSpec{.isa = isa_.isa, .mr = mr, .nr = nr, .wide_a = true})
-          : isa_.kernel(KernelRequest{mr, nr, narrow, saturating_});
+  const MicroKernelFn fn = isa_.kernel(KernelRequest{mr, nr, narrow, saturating_});
   if (used_ < kSlots) entries_[used_++] = Entry{mr, nr, narrow, fn};
   return fn;
 }
@@ -60,7 +56,6 @@ MicroKernelFn KernelSet::find_staged(int mr, int nr, bool pair_safe, const Outpu
                              .wide_a = !pair_safe && widen_ != nullptr};
   MicroKernelFn fn = nullptr;
   if (pair_safe) fn = pair_safe_kernel(spec, saturating_);
-  else if (spec.wide_a) fn = jit::registers_fit(spec) ? jit::kernel(spec) : nullptr;
   else if (jit_ && jit::registers_fit(spec))
     fn = isa_.kernel(KernelRequest{mr, nr, false, saturating_, stage});
   if (staged_used_ < kStagedSlots) {
