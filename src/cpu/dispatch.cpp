@@ -28,16 +28,12 @@ bool cpu_has(Isa isa) {
 
 namespace {
 
-// Whether a path's exact column kernels read A widened (its record's widen_a): the JIT
-// paths without VNNI, whose exact step multiplies 16-bit halves.
-constexpr bool widens_a(Isa isa) { return traits(isa).vector_bytes != 0 && !traits(isa).vnni; }
-
 // The record's kernel getter on a JIT path: the request is the kernel's spec.
 template <Isa I>
 MicroKernelFn jit_kernel(const KernelRequest& r) {
   return jit::kernel(
       jit::KernelSpec{.isa = I, .mr = r.mr, .nr = r.nr, .narrow = r.narrow, .acc16 = r.acc16,
-                      .stage = r.stage, .wide_a = widens_a(I) && !r.narrow && !r.acc16});
+                      .stage = r.stage});
 }
 
 MicroKernelFn portable_kernel(const KernelRequest&) { return &driver::portable_micro_kernel; }
@@ -118,12 +114,14 @@ consteval bool records_in_enum_order() {
   return true;
 }
 static_assert(records_in_enum_order(), "kRecords[i] must describe Isa i");
+// The exact step has a wide-A form (jit::KernelSpec::wide_a) on the JIT paths without VNNI.
 consteval bool widen_a_where_kernels_read_it() {
   for (const IsaRecord& r : kRecords)
-    if ((r.widen_a != nullptr) != widens_a(r.isa)) return false;
+    if ((r.widen_a != nullptr) != (traits(r.isa).vector_bytes != 0 && !traits(r.isa).vnni))
+      return false;
   return true;
 }
-static_assert(widen_a_where_kernels_read_it(), "widen_a is set on exactly the paths that widen A");
+static_assert(widen_a_where_kernels_read_it(), "widen_a is set on exactly the paths without VNNI");
 
 const IsaRecord& record(Isa isa) { return kRecords[static_cast<int>(isa)]; }
 

@@ -85,7 +85,7 @@ struct IsaRecord {
   BlockingFactors blocking_acc16;  // acc16's (docs/acc16.md): its KCB is the int16 window
   KernelGetter kernel;             // cached: the same request gives the same function
   PackAFn pack_a;
-  // avx2, avx512 (no VNNI): the exact kernels read A widened once per block by this;
+  // avx2, avx512 (no VNNI): widens an A block for the exact kernels that read it so;
   // null elsewhere.
   WidenAFn widen_a;
   const EpilogueTable* epilogue;

@@ -8,15 +8,16 @@ namespace quire::detail {
 
 namespace {
 
-// The A block a kernel reads: as packed, or widened (WideABlock) for the kernels of
-// KernelSet::widen_a.
-struct ARows {
-  const uint8_t* raw;
+// The A block the kernels read: as packed, or widened (KernelForm::wide).
+struct ABlock {
+  const uint8_t* a;
   int64_t lda;
   WideABlock* wide;
-  // Points args at rows [r0, r0 + rows * panels) for a kernel that reads A widened or not.
-  void set(MicroKernelArgs& args, bool widened, int r0, int rows) const {
-    const uint8_t* base = widened ? wide->get() : raw;
+
+  // Points args at rows [r0, ...) (rows per panel) for a kernel of the given form.
+  void point(MicroKernelArgs& args, KernelForm form, int r0, int rows) const {
+    const bool widened = form == KernelForm::wide;
+    const uint8_t* base = widened ? wide->get() : a;
     const int64_t ld = widened ? wide->ld_bytes() : lda;
     args.a = base + int64_t{r0} * ld;
     args.lda = ld;
@@ -24,26 +25,37 @@ struct ARows {
   }
 };
 
-// One column slice [c0, c0 + nr) of a tile with an output op: each call (the full panels,
-// then the row tail) runs the kernel ending in the op's stage, or, where the slice or the
-// tile gives it none, stores int32 and requantizes that block with the epilogue.
-void run_staged_slice(KernelSet& kernels, MicroKernelArgs& args, const TileRequantize* t, int c0,
-                      int nr, int panel, const uint8_t* pair_safe, const ARows& a,
-                      int32_t* c, int64_t ldc, int full_panels, int tail_rows) {
+// The column kernel of a form; a pair-safe tile the path lacks runs the exact kernel
+// (form is updated).
+MicroKernelFn column_kernel(KernelSet& kernels, int rows, int nr, KernelForm& form) {
+  if (form == KernelForm::wide) return kernels.wide(rows, nr);
+  if (form == KernelForm::pair_safe)
+    if (MicroKernelFn fn = kernels.pair_safe(rows, nr)) return fn;
+  form = KernelForm::exact;
+  return kernels.get(rows, nr);
+}
+
+// One column slice [c0, c0 + nr) (args.b at it): each call (the full panels, then the row
+// tail) runs the kernel of the slice's form; with an output op t, the kernel ending in
+// the op's stage, or, where the slice or the tile gives it none, the kernel stores int32
+// and the epilogue requantizes that block.
+void run_slice(KernelSet& kernels, MicroKernelArgs& args, const TileRequantize* t, int c0,
+               int nr, KernelForm slice_form, const ABlock& a, int32_t* c, int64_t ldc,
+               int full_panels, int tail_rows) {
   OutputStage stage;
   OutputStageArgs stage_args;  // filled by stage_for_slice
-  const bool in_stage = stage_for_slice(t->args, c0, nr, stage, stage_args);
-  const bool safe_panel = pair_safe != nullptr && pair_safe[panel] != 0;
-  const bool widened = kernels.widen_a() != nullptr;
+  const bool in_stage = t != nullptr && stage_for_slice(t->args, c0, nr, stage, stage_args);
   const auto run = [&](int r0, int rows, int panels) {
     args.c = c + int64_t{r0} * ldc + c0;
     args.m_panels = panels;
     args.mr = rows;
     if (in_stage) {
-      MicroKernelFn fn = safe_panel ? kernels.staged(rows, nr, true, stage) : nullptr;
-      a.set(args, fn == nullptr && widened, r0, rows);
-      if (fn == nullptr) fn = kernels.staged(rows, nr, false, stage);
+      KernelForm form = slice_form;
+      MicroKernelFn fn = kernels.staged(rows, nr, form, stage);
+      if (fn == nullptr && form == KernelForm::pair_safe)
+        fn = kernels.staged(rows, nr, form = KernelForm::exact, stage);
       if (fn != nullptr) {
+        a.point(args, form, r0, rows);
         OutputStageArgs call_stage = stage_args;
         call_stage.out = static_cast<char*>(call_stage.out) + int64_t{r0} * call_stage.ld_out;
         if (call_stage.row_offsets != nullptr) call_stage.row_offsets += r0;
@@ -53,11 +65,11 @@ void run_staged_slice(KernelSet& kernels, MicroKernelArgs& args, const TileRequa
         return;
       }
     }
-    MicroKernelFn fn = safe_panel ? kernels.pair_safe(rows, nr) : nullptr;
-    a.set(args, fn == nullptr && widened, r0, rows);
-    if (fn == nullptr) fn = kernels.get(rows, nr);
+    KernelForm form = slice_form;
+    const MicroKernelFn fn = column_kernel(kernels, rows, nr, form);
+    a.point(args, form, r0, rows);
     fn(&args);
-    run_epilogue(*t, r0, rows * panels, c0, nr);
+    if (t != nullptr) run_epilogue(*t, r0, rows * panels, c0, nr);
   };
   if (full_panels > 0) run(0, kernels.mr(), full_panels);
   if (tail_rows > 0) run(full_panels * kernels.mr(), tail_rows, 1);
@@ -71,20 +83,7 @@ void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
                    const TileRequantize* requantize, WideABlock* wide) {
   const int mr = kernels.mr(), full_panels = mc / mr, tail_rows = mc % mr;
   const int width = b.panel_width;
-  const ARows rows_of_a{a, lda, wide};
   MicroKernelArgs args{};
-  // Panels no K pair of which can saturate vpmaddubsw run the path's pair-safe kernels
-  // where it has them; every other panel runs the path's own (exact) kernels, which
-  // read A widened where the path widens it (not the narrow ones).
-  const auto kernel = [&](int rows, int cols, int panel, bool narrow, int r0) {
-    if (pair_safe != nullptr && pair_safe[panel] != 0)
-      if (MicroKernelFn fn = kernels.pair_safe(rows, cols, narrow)) {
-        rows_of_a.set(args, false, r0, rows);
-        return fn;
-      }
-    rows_of_a.set(args, !narrow && kernels.widen_a() != nullptr, r0, rows);
-    return kernels.get(rows, cols, narrow);
-  };
   args.k4_steps = (kc + 3) / 4;
   args.lda = lda;
   args.b_step = int64_t{width} * 4;
@@ -92,17 +91,22 @@ void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
   args.accumulate = accumulate;
   // A narrow output (3..8 columns, the whole group, within one B panel) runs the kernels
   // that pack several rows per vector, over tiles of `tile` rows; the epilogue then
-  // requantizes the tile.
+  // requantizes the tile. They read A as packed.
   if (const int tile = kernels.narrow_rows(nc); tile > 0 && n0 == 0 && nc == b.n && nc <= width) {
     args.b = b_group + int64_t{k0} * width;
     args.nr = nc;
+    const bool safe_panel = pair_safe != nullptr && pair_safe[0] != 0;
     for (int row = 0; row < mc;) {
       const int rows = mc - row >= tile ? tile : mc - row;
       const int panels = mc - row >= tile ? (mc - row) / tile : 1;
+      args.a = a + row * lda;
       args.c = c + int64_t{row} * ldc;
+      args.a_panel_stride = rows * lda;
       args.m_panels = panels;
       args.mr = rows;
-      kernel(rows, nc, 0, true, row)(&args);
+      MicroKernelFn fn = safe_panel ? kernels.pair_safe(rows, nc, true) : nullptr;
+      if (fn == nullptr) fn = kernels.get(rows, nc, true);
+      fn(&args);
       row += rows * panels;
     }
     if (requantize != nullptr) run_epilogue(*requantize);
@@ -114,30 +118,20 @@ void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
   // store int32 and are requantized by one epilogue call after the loop.
   const bool tile_epilogue = requantize != nullptr && (!kernels.has_output_stage() || mc < mr);
   const TileRequantize* staged = tile_epilogue ? nullptr : requantize;
+  const ABlock block{a, lda, wide};
+  // Panels no K pair of which can saturate vpmaddubsw run the path's pair-safe kernels
+  // where it has them; every other panel runs the path's exact kernels, on A widened
+  // when the caller widened it.
+  const KernelForm exact_form = wide != nullptr ? KernelForm::wide : KernelForm::exact;
   // jr: column slices of at most the kernel's NR that never straddle a B panel.
   for (int col = n0; col < n0 + nc;) {
     const int panel = col / width, offset = col % width;
     const int nr = std::min({kernels.nr(), width - offset, n0 + nc - col});
     args.b = b_group + panel * b.panel_bytes() + int64_t{k0} * width + offset * 4;
     args.nr = nr;
-    // ir: the kernel walks the full MR-row panels itself; the remainder is one more call.
-    if (staged == nullptr) {
-      if (full_panels > 0) {
-        args.c = c + (col - n0);
-        args.m_panels = full_panels;
-        args.mr = mr;
-        kernel(mr, nr, panel, false, 0)(&args);
-      }
-      if (tail_rows > 0) {
-        args.c = c + int64_t{full_panels} * mr * ldc + (col - n0);
-        args.m_panels = 1;
-        args.mr = tail_rows;
-        kernel(tail_rows, nr, panel, false, full_panels * mr)(&args);
-      }
-    } else {
-      run_staged_slice(kernels, args, staged, col - n0, nr, panel, pair_safe, rows_of_a, c, ldc,
-                       full_panels, tail_rows);
-    }
+    const bool safe_panel = pair_safe != nullptr && pair_safe[panel] != 0;
+    run_slice(kernels, args, staged, col - n0, nr, safe_panel ? KernelForm::pair_safe : exact_form,
+              block, c, ldc, full_panels, tail_rows);
     col += nr;
   }
   if (tile_epilogue) run_epilogue(*requantize);

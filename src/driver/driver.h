@@ -40,6 +40,10 @@ struct MicroKernelArgs;
 using MicroKernelFn = void (*)(const MicroKernelArgs*);
 using WidenAFn = void (*)(const uint8_t* a, int64_t lda, int rows, int k4_steps, uint16_t* dst,
                           int64_t ld_dst);
+
+// The form of a column kernel: exact on packed A (split in every step), exact on A
+// widened beforehand (WideABlock), or pair-safe (packed A, pair-safe B panels only).
+enum class KernelForm : uint8_t { exact, wide, pair_safe };
 const IsaRecord& active_isa();
 inst_set_t inst_set_of(const IsaRecord& isa);
 
@@ -60,9 +64,10 @@ class KernelSet {
   }
   int mr() const { return mr_; }
   int nr() const { return nr_; }
-  // Non-null where the exact column kernels (get and staged, not pair-safe, not narrow)
-  // read A widened by this routine (avx2, avx512; not under saturating acc16).
+  // Non-null where the path's exact column kernels have a form reading A widened by this
+  // routine (wide(), KernelForm::wide; avx2, avx512, not under saturating acc16).
   WidenAFn widen_a() const { return widen_; }
+  MicroKernelFn wide(int mr, int nr);
   // Rows per narrow tile for an output of nr columns (3 <= nr <= 8), or 0 if the path
   // has no narrow kernels.
   int narrow_rows(int nr) const { return nr >= 3 && nr <= 8 ? narrow_rows_ : 0; }
@@ -74,17 +79,17 @@ class KernelSet {
   bool has_output_stage() const { return jit_; }
   // The column kernel (pair-safe or not) ending in `stage`, or null where the tile leaves
   // the stage no registers (the caller then stores int32 and runs the epilogue).
-  MicroKernelFn staged(int mr, int nr, bool pair_safe, const OutputStage& stage) {
+  MicroKernelFn staged(int mr, int nr, KernelForm form, const OutputStage& stage) {
     const uint32_t code = stage.code();
     const StagedEntry& last = staged_[staged_last_];
-    if (last.mr == mr && last.nr == nr && last.pair_safe == pair_safe && last.stage == code)
+    if (last.mr == mr && last.nr == nr && last.form == form && last.stage == code)
       return last.fn;
-    return find_staged(mr, nr, pair_safe, stage);
+    return find_staged(mr, nr, form, stage);
   }
 
  private:
   MicroKernelFn resolve(int mr, int nr, bool narrow);  // through the record; remembered
-  MicroKernelFn find_staged(int mr, int nr, bool pair_safe, const OutputStage& stage);
+  MicroKernelFn find_staged(int mr, int nr, KernelForm form, const OutputStage& stage);
   struct Entry {
     int mr, nr;
     bool narrow;
@@ -92,7 +97,7 @@ class KernelSet {
   };
   struct StagedEntry {
     int mr, nr;
-    bool pair_safe;
+    KernelForm form;
     uint32_t stage;  // OutputStage::code(); 0 in an unused slot, which no stage has
     MicroKernelFn fn;
   };
@@ -105,19 +110,18 @@ class KernelSet {
   int narrow_rows_;
   int used_ = 0;
   Entry entries_[kSlots];
-  int pair_safe_used_ = 0;
-  Entry pair_safe_entries_[kSlots];
+  int pair_safe_used_ = 0, wide_used_ = 0;
+  Entry pair_safe_entries_[kSlots], wide_entries_[kSlots];
   int staged_used_ = 0, staged_last_ = 0;
   StagedEntry staged_[kStagedSlots];  // [0] starts as no stage (code 0), the rest unset
 };
 
 struct TileRequantize;  // driver/tile_output.h
 
-// One A block as the exact kernels of the paths without VNNI read it, widened to 16 bits
-// (KernelSet::widen_a, docs/kernel-contract.md): made by the first get() and reused for
-// every column block of the A block, so the pass over mc x kc bytes is paid once per
-// block, not per panel. The data lives in the calling thread's scratch until the thread
-// widens its next block.
+// One A block as the wide exact kernels read it, widened to 16 bits (KernelSet::widen_a,
+// docs/kernel-contract.md): made by the first get() and reused for every column slice of
+// the A block, so the pass over mc x kc bytes is paid once per block, not per slice. The
+// data lives in the calling thread's scratch until the thread widens its next block.
 class WideABlock {
  public:
   WideABlock(WidenAFn widen, const uint8_t* a, int64_t lda, int rows, int kc)
@@ -140,8 +144,8 @@ class WideABlock {
 // (PackBMatrix::pairSafePanels); flagged panels run KernelSet::pair_safe kernels.
 // requantize (last K block only): the tile is requantized to uint8 or float instead, in
 // the kernels' output stage where they have one (C_buffer then holds no int32 there).
-// wide: the same A block for kernels that read it widened (non-null where
-// kernels.widen_a() is).
+// wide: null, or the same A block widened: then the panels that are not pair-safe run
+// the wide exact kernels (KernelForm::wide).
 void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
                    const PackedBLayout& b, const int8_t* b_group, int k0, int kc, int n0, int nc,
                    int32_t* c, int64_t ldc, bool accumulate, const uint8_t* pair_safe = nullptr,

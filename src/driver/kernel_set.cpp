@@ -12,7 +12,7 @@ KernelSet::KernelSet(const IsaRecord& isa, int mr, int nr, Accumulation acc)
       jit_(isa.traits().vector_bytes != 0),
       widen_(saturating_ ? nullptr : isa.widen_a),
       narrow_rows_(isa.traits().narrow_rows) {
-  staged_[0] = StagedEntry{0, 0, false, 0, nullptr};
+  staged_[0] = StagedEntry{0, 0, KernelForm::exact, 0, nullptr};
 }
 
 MicroKernelFn KernelSet::resolve(int mr, int nr, bool narrow) {
@@ -42,25 +42,37 @@ MicroKernelFn KernelSet::pair_safe(int mr, int nr, bool narrow) {
   return fn;
 }
 
-MicroKernelFn KernelSet::find_staged(int mr, int nr, bool pair_safe, const OutputStage& stage) {
+MicroKernelFn KernelSet::wide(int mr, int nr) {
+  for (int i = 0; i < wide_used_; ++i) {
+    const Entry& e = wide_entries_[i];
+    if (e.mr == mr && e.nr == nr) return e.fn;
+  }
+  const MicroKernelFn fn =
+      jit::kernel(jit::KernelSpec{.isa = isa_.isa, .mr = mr, .nr = nr, .wide_a = true});
+  if (wide_used_ < kSlots) wide_entries_[wide_used_++] = Entry{mr, nr, false, fn};
+  return fn;
+}
+
+MicroKernelFn KernelSet::find_staged(int mr, int nr, KernelForm form, const OutputStage& stage) {
   const uint32_t code = stage.code();
   for (int i = 0; i < staged_used_; ++i) {
     const StagedEntry& e = staged_[i];
-    if (e.mr == mr && e.nr == nr && e.pair_safe == pair_safe && e.stage == code) {
+    if (e.mr == mr && e.nr == nr && e.form == form && e.stage == code) {
       staged_last_ = i;
       return e.fn;
     }
   }
   const jit::KernelSpec spec{.isa = isa_.isa, .mr = mr, .nr = nr, .acc16 = saturating_,
-                             .pair_safe = pair_safe, .stage = stage,
-                             .wide_a = !pair_safe && widen_ != nullptr};
+                             .pair_safe = form == KernelForm::pair_safe, .stage = stage,
+                             .wide_a = form == KernelForm::wide};
   MicroKernelFn fn = nullptr;
-  if (pair_safe) fn = pair_safe_kernel(spec, saturating_);
-  else if (jit_ && jit::registers_fit(spec))
-    fn = isa_.kernel(KernelRequest{mr, nr, false, saturating_, stage});
+  if (spec.pair_safe) fn = pair_safe_kernel(spec, saturating_);
+  else if (!jit_ || !jit::registers_fit(spec)) fn = nullptr;
+  else if (spec.wide_a) fn = jit::kernel(spec);
+  else fn = isa_.kernel(KernelRequest{mr, nr, false, saturating_, stage});
   if (staged_used_ < kStagedSlots) {
     staged_last_ = staged_used_;
-    staged_[staged_used_++] = StagedEntry{mr, nr, pair_safe, code, fn};
+    staged_[staged_used_++] = StagedEntry{mr, nr, form, code, fn};
   }
   return fn;
 }
