@@ -35,16 +35,16 @@ MicroKernelFn column_kernel(KernelSet& kernels, int rows, int nr, KernelForm& fo
   return kernels.get(rows, nr);
 }
 
-// One column slice [c0, c0 + nr) (args.b at it): each call (the full panels, then the row
-// tail) runs the kernel of the slice's form; with an output op t, the kernel ending in
-// the op's stage, or, where the slice or the tile gives it none, the kernel stores int32
-// and the epilogue requantizes that block.
-void run_slice(KernelSet& kernels, MicroKernelArgs& args, const TileRequantize* t, int c0,
-               int nr, KernelForm slice_form, const ABlock& a, int32_t* c, int64_t ldc,
-               int full_panels, int tail_rows) {
+// One column slice [c0, c0 + nr) (args.b at it) of a tile with an output op: each call
+// (the full panels, then the row tail) runs the kernel of the slice's form ending in the
+// op's stage, or, where the slice or the tile gives it none, stores int32 and requantizes
+// that block with the epilogue.
+void run_staged_slice(KernelSet& kernels, MicroKernelArgs& args, const TileRequantize* t, int c0,
+                      int nr, KernelForm slice_form, const ABlock& a, int32_t* c, int64_t ldc,
+                      int full_panels, int tail_rows) {
   OutputStage stage;
   OutputStageArgs stage_args;  // filled by stage_for_slice
-  const bool in_stage = t != nullptr && stage_for_slice(t->args, c0, nr, stage, stage_args);
+  const bool in_stage = stage_for_slice(t->args, c0, nr, stage, stage_args);
   const auto run = [&](int r0, int rows, int panels) {
     args.c = c + int64_t{r0} * ldc + c0;
     args.m_panels = panels;
@@ -69,7 +69,7 @@ void run_slice(KernelSet& kernels, MicroKernelArgs& args, const TileRequantize* 
     const MicroKernelFn fn = column_kernel(kernels, rows, nr, form);
     a.point(args, form, r0, rows);
     fn(&args);
-    if (t != nullptr) run_epilogue(*t, r0, rows * panels, c0, nr);
+    run_epilogue(*t, r0, rows * panels, c0, nr);
   };
   if (full_panels > 0) run(0, kernels.mr(), full_panels);
   if (tail_rows > 0) run(full_panels * kernels.mr(), tail_rows, 1);
@@ -130,8 +130,31 @@ void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
     args.b = b_group + panel * b.panel_bytes() + int64_t{k0} * width + offset * 4;
     args.nr = nr;
     const bool safe_panel = pair_safe != nullptr && pair_safe[panel] != 0;
-    run_slice(kernels, args, staged, col - n0, nr, safe_panel ? KernelForm::pair_safe : exact_form,
-              block, c, ldc, full_panels, tail_rows);
+    const KernelForm form = safe_panel ? KernelForm::pair_safe : exact_form;
+    // ir: the kernel walks the full MR-row panels itself; the remainder is one more call.
+    if (staged == nullptr) {
+      if (full_panels > 0) {
+        KernelForm f = form;
+        const MicroKernelFn fn = column_kernel(kernels, mr, nr, f);
+        block.point(args, f, 0, mr);
+        args.c = c + (col - n0);
+        args.m_panels = full_panels;
+        args.mr = mr;
+        fn(&args);
+      }
+      if (tail_rows > 0) {
+        KernelForm f = form;
+        const MicroKernelFn fn = column_kernel(kernels, tail_rows, nr, f);
+        block.point(args, f, full_panels * mr, tail_rows);
+        args.c = c + int64_t{full_panels} * mr * ldc + (col - n0);
+        args.m_panels = 1;
+        args.mr = tail_rows;
+        fn(&args);
+      }
+    } else {
+      run_staged_slice(kernels, args, staged, col - n0, nr, form, block, c, ldc, full_panels,
+                       tail_rows);
+    }
     col += nr;
   }
   if (tile_epilogue) run_epilogue(*requantize);

@@ -40,12 +40,12 @@ struct MicroKernelArgs;
 using MicroKernelFn = void (*)(const MicroKernelArgs*);
 using WidenAFn = void (*)(const uint8_t* a, int64_t lda, int rows, int k4_steps, uint16_t* dst,
                           int64_t ld_dst);
+const IsaRecord& active_isa();
+inst_set_t inst_set_of(const IsaRecord& isa);
 
 // The form of a column kernel: exact on packed A (split in every step), exact on A
 // widened beforehand (WideABlock), or pair-safe (packed A, pair-safe B panels only).
 enum class KernelForm : uint8_t { exact, wide, pair_safe };
-const IsaRecord& active_isa();
-inst_set_t inst_set_of(const IsaRecord& isa);
 
 // The kernels one fbgemmPacked call uses, resolved through the code cache once per
 // (mr, nr, narrow) (and per output stage) and then reused without locking. A call uses a
@@ -77,8 +77,8 @@ class KernelSet {
   // Whether the path's column kernels can end in an output stage (JIT paths; the portable
   // kernel stores int32 and the tile epilogue requantizes).
   bool has_output_stage() const { return jit_; }
-  // The column kernel (pair-safe or not) ending in `stage`, or null where the tile leaves
-  // the stage no registers (the caller then stores int32 and runs the epilogue).
+  // The column kernel of a form ending in `stage`, or null where the tile leaves the
+  // stage no registers (the caller then stores int32 and runs the epilogue).
   MicroKernelFn staged(int mr, int nr, KernelForm form, const OutputStage& stage) {
     const uint32_t code = stage.code();
     const StagedEntry& last = staged_[staged_last_];

@@ -34,10 +34,10 @@ struct RegMap {
   DotStyle style;
   bool split() const { return style == DotStyle::exact || style == DotStyle::exact_wide; }
   int acc(int r, int v) const { return r * nv + v; }
-  int b(int v) const { return mr * nv + v; }            // B, or exact B even
-  int b_odd(int v) const { return mr * nv + nv + v; }   // exact only
+  int b(int v) const { return mr * nv + v; }            // B, or the split B even
+  int b_odd(int v) const { return mr * nv + nv + v; }   // exact, exact_wide only
   int a() const { return mr * nv + (split() ? 2 : 1) * nv; }
-  int a_even() const { return a() + 1; }                // exact only
+  int a_even() const { return a() + 1; }                // exact, exact_wide only
   int product() const { return a() + (split() ? 2 : 1); }
   int constant() const { return product() + 1; }
   int needed() const {
