@@ -133,6 +133,16 @@ TEST_P(KernelSweep, StridesAndSlices) {
               }
 }
 
+// The wide exact kernels (KernelSpec::wide_a) exist on the JIT paths without VNNI, and
+// those are the paths whose record widens A for them.
+TEST(KernelSweepSets, WidenAOnThePathsWithoutVnni) {
+  for (int i = 0; i < detail::kIsaCount; ++i) {
+    const detail::IsaTraits& t = detail::kIsaTraits[i];
+    if (!detail::cpu_has(t.isa)) continue;
+    EXPECT_EQ(detail::isa_record(t.isa).widen_a != nullptr, t.vector_bytes != 0 && !t.vnni) << t.name;
+  }
+}
+
 TEST(KernelSweepSets, NrCoversEveryVectorBoundary) {
   EXPECT_EQ(nr_set(16, 64), (std::vector<int>{1, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64}));
   EXPECT_EQ(nr_set(8, 16), (std::vector<int>{1, 7, 8, 9, 15, 16}));

@@ -114,14 +114,6 @@ consteval bool records_in_enum_order() {
   return true;
 }
 static_assert(records_in_enum_order(), "kRecords[i] must describe Isa i");
-// The exact step has a wide-A form (jit::KernelSpec::wide_a) on the JIT paths without VNNI.
-consteval bool widen_a_where_kernels_read_it() {
-  for (const IsaRecord& r : kRecords)
-    if ((r.widen_a != nullptr) != (traits(r.isa).vector_bytes != 0 && !traits(r.isa).vnni))
-      return false;
-  return true;
-}
-static_assert(widen_a_where_kernels_read_it(), "widen_a is set on exactly the paths without VNNI");
 
 const IsaRecord& record(Isa isa) { return kRecords[static_cast<int>(isa)]; }
 
