@@ -197,6 +197,23 @@ TEST_P(PairSafeGemm, ExactOnBothSidesOfTheBound) {
         }
 }
 
+// The panels that are not pair-safe run the wide exact kernels where A is widened (more
+// columns per thread than one slice): the largest sums, A = 255 against all -128 or all
+// 127, over depths within one K block and across several (KCB 2048), 1 and 2 threads.
+TEST_P(PairSafeGemm, WideKernelsExactAtTheExtremes) {
+  if (!GetParam().supported) GTEST_SKIP() << "needs " << instSetName(GetParam().isa);
+  ScopedIsa isa(GetParam().isa);
+  for (int8_t w : {int8_t{-128}, int8_t{127}})
+    for (int M : {1, 7})
+      for (int K : {252, 256, 257, 260, 520, 2100, 4101}) {
+        const int N = 101;
+        const std::vector<uint8_t> A(size_t(M) * K, 255);
+        const std::vector<int8_t> B(size_t(K) * N, w);
+        ASSERT_EQ(run_gemm(M, N, K, A, B, matrix_op_t::NoTranspose, 1 + K % 2), 0)
+            << instSetName(GetParam().isa) << " B=" << int(w) << " M=" << M << " K=" << K;
+      }
+}
+
 // A B whose first panel is safe and the rest not, and a large K (several K blocks).
 TEST_P(PairSafeGemm, MixedPanelsAndKBlocks) {
   if (!GetParam().supported) GTEST_SKIP() << "needs " << instSetName(GetParam().isa);

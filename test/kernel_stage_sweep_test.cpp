@@ -65,10 +65,10 @@ KernelTester& with_stage(KernelTester& t, const StageForm& f) {
       .multiplier(f.multiplier).bias(f.bias).act_times_w_scale(f.act_times_w_scale);
 }
 
-// A kernel form: exact, saturating acc16, or pair-safe.
+// A kernel form: exact, saturating acc16, pair-safe, or exact on A widened.
 struct Form {
   const char* name;
-  bool acc16, pair_safe;
+  bool acc16, pair_safe, wide_a = false;
 };
 
 class KernelStageSweep : public ::testing::TestWithParam<IsaCase> {
@@ -85,6 +85,7 @@ class KernelStageSweep : public ::testing::TestWithParam<IsaCase> {
     std::vector<Form> f{{"exact", false, false}};
     if (traits().acc16_saturates) f.push_back({"acc16", true, false});
     if (!traits().vnni) f.push_back({"pair_safe", false, true});
+    if (detail::isa_record(isa()).widen_a != nullptr) f.push_back({"wide_a", false, false, true});
     return f;
   }
   const BlockingFactors& blocking(const Form& form) const {
@@ -98,7 +99,7 @@ class KernelStageSweep : public ::testing::TestWithParam<IsaCase> {
   }
   KernelTester tester(const Form& form, int mr, int nr, uint32_t seed) const {
     KernelTester t;
-    t.isa(isa()).mr(mr).nr(nr).acc16(form.acc16).pair_safe(form.pair_safe)
+    t.isa(isa()).mr(mr).nr(nr).acc16(form.acc16).pair_safe(form.pair_safe).wide_a(form.wide_a)
         .b_kind(b_for(form, seed)).seed(seed);
     return t;
   }
@@ -238,6 +239,7 @@ TEST_P(KernelStageSweep, Narrow) {
                             MultKind::inf, MultKind::nan, MultKind::mixed};
   uint32_t seed = 400000;
   for (const Form& form : forms()) {
+    if (form.wide_a) continue;  // a column-kernel form only: narrow kernels read A as packed
     for (int mr = 1; mr <= rows; ++mr)
       for (int nr = 3; nr <= 8; ++nr)
         for (int k : kDepths)

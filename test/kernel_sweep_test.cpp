@@ -1,7 +1,8 @@
 // Every micro-kernel the int8 GEMM can call, run on its own through KernelTester
 // (kernel_tester.h) and checked bit for bit, with a sentinel around C:
 //   every path the CPU has x every kernel form the path has (exact; saturating acc16 where
-//   acc16 saturates; pair-safe where the path has no VNNI) x mr in [1, MR] x
+//   acc16 saturates; pair-safe and exact on widened A where the path has no VNNI) x
+//   mr in [1, MR] x
 //   nr in {1, L-1, L, L+1, 2L-1, ..., NR} (L int32 lanes) x k in {1, 3, 4, 17, 64, 65}
 //   x accumulate, with 1-3 row panels and varying A and C strides;
 //   the narrow kernels (AVX-512 paths) over mr in [1, 12] x nr in [3, 8] (on VNNI half of
@@ -33,10 +34,10 @@ std::vector<int> nr_set(int lanes, int NR) {
   return set;
 }
 
-// A kernel form: exact, saturating acc16, or pair-safe.
+// A kernel form: exact, saturating acc16, pair-safe, or exact on A widened.
 struct Form {
   const char* name;
-  bool acc16, pair_safe;
+  bool acc16, pair_safe, wide_a = false;
 };
 
 class KernelSweep : public ::testing::TestWithParam<IsaCase> {
@@ -53,6 +54,7 @@ class KernelSweep : public ::testing::TestWithParam<IsaCase> {
     std::vector<Form> f{{"exact", false, false}};
     if (traits().acc16_saturates) f.push_back({"acc16", true, false});
     if (traits().vector_bytes > 0 && !traits().vnni) f.push_back({"pair_safe", false, true});
+    if (detail::isa_record(isa()).widen_a != nullptr) f.push_back({"wide_a", false, false, true});
     return f;
   }
   // B for a form: pair-safe kernels need the bound; the others alternate full-range and
@@ -77,7 +79,7 @@ TEST_P(KernelSweep, ColumnKernels) {
                 .isa(isa()).mr(mr).nr(nr).k(k)
                 .m_panels(1 + (mr + k) % 3).lda_pad((mr + k) % 5).ldc_pad(nr % 3)
                 .accumulate(accumulate).acc16(form.acc16).pair_safe(form.pair_safe)
-                .b_kind(b_for(form, int(seed))).seed(seed)
+                .wide_a(form.wide_a).b_kind(b_for(form, int(seed))).seed(seed)
                 .Test();
             if (HasFailure()) return;  // one broken configuration says enough
           }
@@ -88,7 +90,8 @@ TEST_P(KernelSweep, NarrowKernels) {
   const int rows = traits().narrow_rows;
   if (rows == 0) GTEST_SKIP() << traits().name << " has no narrow kernels";
   uint32_t seed = 0;
-  for (const Form& form : forms())
+  for (const Form& form : forms()) {
+    if (form.wide_a) continue;  // a column kernel form only
     for (int mr = 1; mr <= rows; ++mr)
       for (int nr = 3; nr <= 8; ++nr)
         for (int k : kDepths)
@@ -104,6 +107,7 @@ TEST_P(KernelSweep, NarrowKernels) {
                   .Test();
               if (HasFailure()) return;
             }
+  }
 }
 
 // The strides and the slice's place in its panel: lda not a multiple of 4 and far larger
@@ -124,11 +128,21 @@ TEST_P(KernelSweep, StridesAndSlices) {
                 KernelTester t;
                 t.isa(isa()).mr(mr).nr(nr).k(37).m_panels(2).lda_pad(lda_pad).ldc_pad(ldc_pad)
                     .b_offset(b_offset).accumulate(seed % 2).acc16(form.acc16)
-                    .pair_safe(form.pair_safe).b_kind(b_for(form, int(seed))).seed(seed);
+                    .pair_safe(form.pair_safe).wide_a(form.wide_a).b_kind(b_for(form, int(seed))).seed(seed);
                 if (extra_width > 0) t.panel_width(b_offset + (nr + L - 1) / L * L + extra_width);
                 t.Test();
                 if (HasFailure()) return;
               }
+}
+
+// The wide exact kernels (KernelSpec::wide_a) exist on the JIT paths without VNNI, and
+// those are the paths whose record widens A for them.
+TEST(KernelSweepSets, WidenAOnThePathsWithoutVnni) {
+  for (int i = 0; i < detail::kIsaCount; ++i) {
+    const detail::IsaTraits& t = detail::kIsaTraits[i];
+    if (!detail::cpu_has(t.isa)) continue;
+    EXPECT_EQ(detail::isa_record(t.isa).widen_a != nullptr, t.vector_bytes != 0 && !t.vnni) << t.name;
+  }
 }
 
 TEST(KernelSweepSets, NrCoversEveryVectorBoundary) {

@@ -11,6 +11,9 @@
 // kernel's loads, never those of generated code):
 //   A  m_panels*mr rows, lda = 4*k4 + lda_pad bytes apart; each row holds k values, zeros
 //      up to 4*k4 (the K tail), then lda_pad garbage bytes; the last row ends at 4*k4.
+//      With wide_a(true) (the wide exact column kernels of avx2 and avx512,
+//      KernelSpec::wide_a) the same rows go through the path's widen_a: 8*k4 bytes each,
+//      lda = 8*k4 + lda_pad.
 //   B  one panel of W columns, k4 steps of 4W bytes; lane j of step t holds B[4t..4t+3][j]
 //      (zeros past k). The slice starts at column b_offset. W defaults to the least the
 //      kernel may read: b_offset + ceil(nr / L) * L for column kernels (L int32 lanes),
@@ -43,6 +46,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <random>
 #include <sstream>
@@ -95,6 +99,7 @@ class KernelTester {
     if (v && !b_kind_set_) b_kind_ = BKind::pair_bounded;
     return *this;
   }
+  KernelTester& wide_a(bool v) { wide_a_ = v; return *this; }  // A widened (KernelSpec::wide_a)
   KernelTester& b_kind(BKind v) { b_kind_ = v; b_kind_set_ = true; return *this; }
   KernelTester& seed(uint32_t v) { seed_ = v; return *this; }
 
@@ -119,8 +124,8 @@ class KernelTester {
   std::string describe() const {
     std::ostringstream s;
     s << detail::traits(isa_).name << (narrow_ ? " narrow" : "") << (row_sums_ ? " row_sums" : "")
-      << (acc16_ ? " acc16" : "")
-      << (pair_safe_ ? " pair_safe" : "") << " mr=" << mr_ << " nr=" << nr_ << " k=" << k_
+      << (acc16_ ? " acc16" : "") << (pair_safe_ ? " pair_safe" : "") << (wide_a_ ? " wide_a" : "")
+      << " mr=" << mr_ << " nr=" << nr_ << " k=" << k_
       << " m_panels=" << m_panels_ << " lda_pad=" << lda_pad_ << " ldc_pad=" << ldc_pad_
       << " b_offset=" << b_offset_ << " W=" << width() << " accumulate=" << accumulate_
       << " b=" << b_kind_name(b_kind_) << " seed=" << seed_;
@@ -153,6 +158,10 @@ class KernelTester {
       GTEST_SKIP() << detail::traits(isa_).name << " needs " << missing_features(detail::traits(isa_).inst_set);
     if (pair_safe_ && b_kind_ != BKind::pair_bounded) {
       ADD_FAILURE() << describe() << ": pair-safe kernels are exact only for pair_bounded B";
+      return;
+    }
+    if (wide_a_ && detail::isa_record(isa_).widen_a == nullptr) {
+      ADD_FAILURE() << describe() << ": only paths with widen_a have wide-A kernels";
       return;
     }
     if (acc16_ && !detail::traits(isa_).acc16_saturates) {
@@ -197,6 +206,18 @@ class KernelTester {
     for (int i = 0; i < rows; ++i)
       for (int64_t q = 0; q < (i + 1 < rows ? lda : 4 * k4); ++q)
         a[i * lda + q] = q < 4 * k4 ? a_logical[size_t(i) * 4 * k4 + q] : uint8_t(byte(rng));
+    // Widened A: each row through widen_a, then its garbage padding.
+    const int64_t wide_lda = 8 * k4 + lda_pad_;
+    GuardedArray<uint8_t> wide(wide_a_ ? size_t(rows - 1) * wide_lda + 8 * k4 : 0, Guard::after);
+    if (wide_a_) {
+      std::vector<uint16_t> row(size_t(4) * k4);
+      for (int i = 0; i < rows; ++i) {
+        detail::isa_record(isa_).widen_a(&a_logical[size_t(i) * 4 * k4], 4 * k4, 1, k4, row.data(), 4 * k4);
+        std::memcpy(&wide[i * wide_lda], row.data(), size_t(8) * k4);
+        if (i + 1 < rows)
+          for (int64_t q = 8 * k4; q < wide_lda; ++q) wide[i * wide_lda + q] = uint8_t(byte(rng));
+      }
+    }
 
     // Logical B (4*k4 x W, zero past k in the slice's columns) packed into one panel.
     const std::vector<int8_t> b_logical = draw_b(rng, k4, W);
@@ -237,12 +258,12 @@ class KernelTester {
 
     detail::MicroKernelArgs args{};
     args.row_sums = row_sums_ ? sums_out.data() : nullptr;
-    args.a = a.data();
+    args.a = wide_a_ ? wide.data() : a.data();
     args.b = b.data() + 4 * b_offset_;
     args.c = c.data() + kGuard;
     args.k4_steps = k4;
-    args.lda = lda;
-    args.a_panel_stride = mr_ * lda;
+    args.lda = wide_a_ ? wide_lda : lda;
+    args.a_panel_stride = mr_ * args.lda;
     args.b_step = 4 * int64_t{W};
     args.ldc_bytes = ldc * int64_t{sizeof(int32_t)};
     args.m_panels = m_panels_;
@@ -312,10 +333,17 @@ class KernelTester {
     return st;
   }
 
-  // Pair-safe kernels are reached only through the code cache (the record's entry has no
-  // pair-safe request); every other kernel through the record, as the driver reaches it.
+  // Pair-safe and wide-A kernels are reached only through the code cache (the record's
+  // entry has no such request); every other kernel through the record, as the driver
+  // reaches it.
   detail::MicroKernelFn kernel() const {
-    if (pair_safe_) return jit::kernel(jit::KernelSpec{isa_, mr_, nr_, narrow_, acc16_, true, stage(), row_sums_});
+    if (pair_safe_)
+      return jit::kernel(jit::KernelSpec{.isa = isa_, .mr = mr_, .nr = nr_, .narrow = narrow_,
+                                         .acc16 = acc16_, .pair_safe = true, .stage = stage(),
+                                         .row_sums = row_sums_});
+    if (wide_a_)
+      return jit::kernel(jit::KernelSpec{.isa = isa_, .mr = mr_, .nr = nr_, .narrow = narrow_,
+                                         .acc16 = acc16_, .stage = stage(), .wide_a = true});
     const detail::MicroKernelFn fn = detail::isa_record(isa_).kernel(
         detail::KernelRequest{mr_, nr_, narrow_, acc16_, stage(), row_sums_});
     if (fn == nullptr) throw std::invalid_argument("the record's kernel entry returned null");
@@ -363,7 +391,8 @@ class KernelTester {
   detail::Isa isa_ = detail::Isa::portable;
   int mr_ = 1, nr_ = 1, k_ = 1, m_panels_ = 1;
   int lda_pad_ = 0, ldc_pad_ = 0, b_offset_ = 0, panel_width_ = 0;
-  bool accumulate_ = false, narrow_ = false, acc16_ = false, pair_safe_ = false, row_sums_ = false;
+  bool accumulate_ = false, narrow_ = false, acc16_ = false, pair_safe_ = false, row_sums_ = false,
+       wide_a_ = false;
   BKind b_kind_ = BKind::full;
   bool b_kind_set_ = false;
   uint32_t seed_ = 1;

@@ -13,6 +13,7 @@
 #include "int4/int4_kernels.h"
 #include "jit/kernel_cache.h"
 #include "pack/pack_a.h"
+#include "pack/widen_a.h"
 #include "quire/Utils.h"
 #include "quire/detail/Epilogue.h"
 #include "quire/detail/QuantKernels.h"
@@ -70,31 +71,37 @@ constexpr HalfKernels kHalfZmm{&kHalfFp16Avx512, &kHalfBf16Avx512, &kHalfBf16Avx
 constexpr IsaRecord kRecords[] = {
     {.isa = Isa::portable, .blocking = kPortable, .blocking_acc16 = kPortable,
      .kernel = &portable_kernel, .pack_a = &pack::pack_a_portable,
+     .widen_a = nullptr,
      .epilogue = &kEpiloguePortable, .quant = &kQuantPortable, .conv = &conv::kConvPortable,
      .spmdm = &kSpmdmPortable, .half = {&kHalfFp16Portable, &kHalfBf16Portable, nullptr},
      .convert = nullptr, .int4 = &int4::kInt4Portable},
     {.isa = Isa::avx2, .blocking = kAvx2, .blocking_acc16 = kAvx2Acc16,
      .kernel = &jit_kernel<Isa::avx2>, .pack_a = &pack::pack_a_avx2,
+     .widen_a = &pack::widen_a_avx2,
      .epilogue = &kEpilogueAvx2, .quant = &kQuantAvx2, .conv = &conv::kConvAvx2,
      .spmdm = &kSpmdmAvx2, .half = kHalfYmm, .convert = &kConvertAvx2,
      .int4 = &int4::kInt4Avx2},
     {.isa = Isa::avx_vnni, .blocking = kYmmVnni, .blocking_acc16 = kYmmVnni,
      .kernel = &jit_kernel<Isa::avx_vnni>, .pack_a = &pack::pack_a_avx2,
+     .widen_a = nullptr,
      .epilogue = &kEpilogueAvx2, .quant = &kQuantAvx2, .conv = &conv::kConvAvx2,
      .spmdm = &kSpmdmAvx2, .half = kHalfYmm, .convert = &kConvertAvx2,
      .int4 = &int4::kInt4Avx2},
     {.isa = Isa::avx512, .blocking = kAvx512, .blocking_acc16 = kAvx512Acc16,
      .kernel = &jit_kernel<Isa::avx512>, .pack_a = &pack::pack_a_avx512,
+     .widen_a = &pack::widen_a_avx2,
      .epilogue = &kEpilogueAvx512, .quant = &kQuantAvx512, .conv = &conv::kConvAvx512,
      .spmdm = &kSpmdmAvx512, .half = kHalfZmm, .convert = &kConvertAvx512,
      .int4 = &int4::kInt4Avx512},
     {.isa = Isa::avx512_vnni_ymm, .blocking = kYmmVnni, .blocking_acc16 = kYmmVnni,
      .kernel = &jit_kernel<Isa::avx512_vnni_ymm>, .pack_a = &pack::pack_a_avx512,
+     .widen_a = nullptr,
      .epilogue = &kEpilogueAvx512, .quant = &kQuantAvx512, .conv = &conv::kConvAvx2,
      .spmdm = &kSpmdmAvx512Vnni, .half = kHalfZmm, .convert = &kConvertAvx512,
      .int4 = &int4::kInt4Avx2},
     {.isa = Isa::avx512_vnni, .blocking = kAvx512Vnni, .blocking_acc16 = kAvx512Vnni,
      .kernel = &jit_kernel<Isa::avx512_vnni>, .pack_a = &pack::pack_a_avx512,
+     .widen_a = nullptr,
      .epilogue = &kEpilogueAvx512, .quant = &kQuantAvx512, .conv = &conv::kConvAvx512Vnni,
      .spmdm = &kSpmdmAvx512Vnni, .half = kHalfZmm, .convert = &kConvertAvx512,
      .int4 = &int4::kInt4Avx512Vnni},

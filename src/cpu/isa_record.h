@@ -49,6 +49,12 @@ using MicroKernelFn = void (*)(const MicroKernelArgs*);
 using PackAFn = void (*)(const uint8_t* src, int64_t ld, bool transposed, int rows, int cols,
                          uint8_t* dst, int64_t ld_dst, int32_t* row_sums, bool accumulate_sums);
 
+// Widens rows x (4 * k4_steps) bytes of an A block (rows lda bytes apart) to 16 bits for
+// the exact kernels that read A widened (jit::KernelSpec::wide_a): row r at
+// dst + r * ld_dst, K step t at its 4 * t-th element as a0, a2, a1, a3.
+using WidenAFn = void (*)(const uint8_t* a, int64_t lda, int rows, int k4_steps, uint16_t* dst,
+                          int64_t ld_dst);
+
 struct EpilogueTable;   // vectorized output-pipeline routines, see detail/Epilogue.h
 struct QuantKernels;    // vectorized quantization routines, see detail/QuantKernels.h
 struct SpmdmKernels;    // CompressedSparseColumn::SpMDM's loops, see detail/SpmdmKernels.h
@@ -81,6 +87,9 @@ struct IsaRecord {
   BlockingFactors blocking_acc16;  // acc16's (docs/acc16.md): its KCB is the int16 window
   KernelGetter kernel;             // cached: the same request gives the same function
   PackAFn pack_a;
+  // avx2, avx512 (no VNNI): widens an A block for the exact kernels that read it so;
+  // null elsewhere.
+  WidenAFn widen_a;
   const EpilogueTable* epilogue;
   const QuantKernels* quant;
   const conv::ConvKernels* conv;

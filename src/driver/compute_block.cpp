@@ -8,35 +8,64 @@ namespace quire::detail {
 
 namespace {
 
-// One column slice [c0, c0 + nr) of a tile with an output op: each call (the full panels
-// of `tile` rows, then the row tail) runs the kernel (column or narrow) ending in the op's
-// stage, or, where the slice or the tile gives it none, stores int32 and requantizes that
-// block with the epilogue. row_sums (narrow only): the kernels also write the rows' A sums
-// there, and a stage's row term takes them from registers, so it runs only where the op's
-// row offsets are that buffer. Inlined into both callers: called out of line (with the
-// row loop below), the column path's small tiles ran 1.5% slower (6 x 1024 x 256).
-__attribute__((always_inline)) inline void run_staged_slice(KernelSet& kernels, MicroKernelArgs& args, const TileRequantize* t, int c0,
-                      int nr, int panel, const uint8_t* pair_safe, const uint8_t* a, int64_t lda,
-                      int32_t* c, int64_t ldc, int tile, int full_panels, int tail_rows,
-                      bool narrow, int32_t* row_sums) {
+// The A block the kernels read: as packed, or widened (KernelForm::wide).
+struct ABlock {
+  const uint8_t* a;
+  int64_t lda;
+  WideABlock* wide;
+
+  // Points args at rows [r0, ...) (rows per panel) for a kernel of the given form.
+  void point(MicroKernelArgs& args, KernelForm form, int r0, int rows) const {
+    const bool widened = form == KernelForm::wide;
+    const uint8_t* base = widened ? wide->get() : a;
+    const int64_t ld = widened ? wide->ld_bytes() : lda;
+    args.a = base + int64_t{r0} * ld;
+    args.lda = ld;
+    args.a_panel_stride = rows * ld;
+  }
+};
+
+// The kernel of a form (narrow: the narrow kernels, which have no wide form); a
+// pair-safe tile the path lacks runs the exact kernel (form is updated).
+MicroKernelFn kernel_of(KernelSet& kernels, int rows, int nr, KernelForm& form,
+                        bool narrow = false, bool row_sums = false) {
+  if (form == KernelForm::wide) return kernels.wide(rows, nr);
+  if (form == KernelForm::pair_safe)
+    if (MicroKernelFn fn = kernels.pair_safe(rows, nr, narrow)) return fn;
+  form = KernelForm::exact;
+  return kernels.get(rows, nr, narrow, row_sums);
+}
+
+// One column slice [c0, c0 + nr) (args.b at it) of a tile with an output op: each call
+// (the full panels of `tile` rows, then the row tail) runs the kernel (column or narrow)
+// of the slice's form ending in the op's stage, or, where the slice or the tile gives it
+// none, stores int32 and requantizes that block with the epilogue. row_sums (narrow
+// only): the kernels also write the rows' A sums there, and a stage's row term takes
+// them from registers, so it runs only where the op's row offsets are that buffer.
+// Inlined into both callers: called out of line (with the row loop below), the column
+// path's small tiles ran 1.5% slower (6 x 1024 x 256).
+__attribute__((always_inline)) inline void run_staged_slice(
+    KernelSet& kernels, MicroKernelArgs& args, const TileRequantize* t, int c0, int nr,
+    KernelForm slice_form, const ABlock& a, int32_t* c, int64_t ldc, int tile, int full_panels,
+    int tail_rows, bool narrow, int32_t* row_sums) {
   OutputStage stage;
   OutputStageArgs stage_args;  // filled by stage_for_slice
   bool in_stage = stage_for_slice(t->args, c0, nr, stage, stage_args);
   const bool sums = row_sums != nullptr;
   if (sums && stage.b_zero_point != StageOperand::absent && stage_args.row_offsets != row_sums)
     in_stage = false;
-  const bool safe_panel = pair_safe != nullptr && pair_safe[panel] != 0 && !sums;
   const auto run = [&](int r0, int rows, int panels) __attribute__((always_inline)) {
-    args.a = a + int64_t{r0} * lda;
     args.c = c + int64_t{r0} * ldc + c0;
-    args.a_panel_stride = rows * lda;
     args.m_panels = panels;
     args.mr = rows;
     args.row_sums = sums ? row_sums + r0 : nullptr;
     if (in_stage) {
-      MicroKernelFn fn = safe_panel ? kernels.staged(rows, nr, true, stage, narrow) : nullptr;
-      if (fn == nullptr) fn = kernels.staged(rows, nr, false, stage, narrow, sums);
+      KernelForm form = slice_form;
+      MicroKernelFn fn = kernels.staged(rows, nr, form, stage, narrow, sums);
+      if (fn == nullptr && form == KernelForm::pair_safe)
+        fn = kernels.staged(rows, nr, form = KernelForm::exact, stage, narrow, sums);
       if (fn != nullptr) {
+        a.point(args, form, r0, rows);
         OutputStageArgs call_stage = stage_args;
         call_stage.out = static_cast<char*>(call_stage.out) + int64_t{r0} * call_stage.ld_out;
         if (call_stage.row_offsets != nullptr) call_stage.row_offsets += r0;
@@ -46,8 +75,9 @@ __attribute__((always_inline)) inline void run_staged_slice(KernelSet& kernels, 
         return;
       }
     }
-    MicroKernelFn fn = safe_panel ? kernels.pair_safe(rows, nr, narrow) : nullptr;
-    if (fn == nullptr) fn = kernels.get(rows, nr, narrow, sums);
+    KernelForm form = slice_form;
+    const MicroKernelFn fn = kernel_of(kernels, rows, nr, form, narrow, sums);
+    a.point(args, form, r0, rows);
     fn(&args);
     run_epilogue(*t, r0, rows * panels, c0, nr);
   };
@@ -64,16 +94,9 @@ bool narrow_block(const KernelSet& kernels, const PackedBLayout& b, int n0, int 
 void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
                    const PackedBLayout& b, const int8_t* b_group, int k0, int kc, int n0, int nc,
                    int32_t* c, int64_t ldc, bool accumulate, const uint8_t* pair_safe,
-                   const TileRequantize* requantize, int32_t* row_sums) {
+                   const TileRequantize* requantize, WideABlock* wide, int32_t* row_sums) {
   const int mr = kernels.mr(), full_panels = mc / mr, tail_rows = mc % mr;
   const int width = b.panel_width;
-  // Panels no K pair of which can saturate vpmaddubsw run the path's pair-safe kernels
-  // where it has them; every other panel runs the path's own (exact) kernels.
-  const auto kernel = [&](int rows, int cols, int panel, bool narrow) {
-    if (pair_safe != nullptr && pair_safe[panel] != 0)
-      if (MicroKernelFn fn = kernels.pair_safe(rows, cols, narrow)) return fn;
-    return kernels.get(rows, cols, narrow);
-  };
   MicroKernelArgs args{};
   args.k4_steps = (kc + 3) / 4;
   args.lda = lda;
@@ -82,29 +105,31 @@ void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
   args.accumulate = accumulate;
   // A narrow output (3..8 columns, the whole group, within one B panel) runs the kernels
   // that pack several rows per vector, over tiles of `tile` rows, ending in the output
-  // op's stage where it has one (and forming the rows' A sums when asked).
+  // op's stage where it has one (and forming the rows' A sums when asked). They read A
+  // as packed; with row sums they have no pair-safe form.
   if (const int tile = kernels.narrow_rows(nc); narrow_block(kernels, b, n0, nc)) {
     args.b = b_group + int64_t{k0} * width;
     args.nr = nc;
+    const ABlock block{a, lda, nullptr};
+    const bool sums = row_sums != nullptr;
+    const bool safe_panel = pair_safe != nullptr && pair_safe[0] != 0 && !sums;
+    const KernelForm form = safe_panel ? KernelForm::pair_safe : KernelForm::exact;
     if (requantize != nullptr) {
-      run_staged_slice(kernels, args, requantize, 0, nc, 0, pair_safe, a, lda, c, ldc, tile,
-                       mc / tile, mc % tile, true, row_sums);
+      run_staged_slice(kernels, args, requantize, 0, nc, form, block, c, ldc, tile, mc / tile,
+                       mc % tile, true, row_sums);
       return;
     }
     for (int row = 0; row < mc;) {
       const int rows = mc - row >= tile ? tile : mc - row;
       const int panels = mc - row >= tile ? (mc - row) / tile : 1;
-      args.a = a + row * lda;
+      KernelForm f = form;
+      const MicroKernelFn fn = kernel_of(kernels, rows, nc, f, true, sums);
+      block.point(args, f, row, rows);
       args.c = c + int64_t{row} * ldc;
-      args.a_panel_stride = rows * lda;
       args.m_panels = panels;
       args.mr = rows;
-      if (row_sums != nullptr) {
-        args.row_sums = row_sums + row;
-        kernels.get(rows, nc, true, true)(&args);
-      } else {
-        kernel(rows, nc, 0, true)(&args);
-      }
+      args.row_sums = sums ? row_sums + row : nullptr;
+      fn(&args);
       row += rows * panels;
     }
     return;
@@ -115,32 +140,41 @@ void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
   // store int32 and are requantized by one epilogue call after the loop.
   const bool tile_epilogue = requantize != nullptr && (!kernels.has_output_stage() || mc < mr);
   const TileRequantize* staged = tile_epilogue ? nullptr : requantize;
+  const ABlock block{a, lda, wide};
+  // Panels no K pair of which can saturate vpmaddubsw run the path's pair-safe kernels
+  // where it has them; every other panel runs the path's exact kernels, on A widened
+  // when the caller widened it.
+  const KernelForm exact_form = wide != nullptr ? KernelForm::wide : KernelForm::exact;
   // jr: column slices of at most the kernel's NR that never straddle a B panel.
   for (int col = n0; col < n0 + nc;) {
     const int panel = col / width, offset = col % width;
     const int nr = std::min({kernels.nr(), width - offset, n0 + nc - col});
     args.b = b_group + panel * b.panel_bytes() + int64_t{k0} * width + offset * 4;
     args.nr = nr;
+    const bool safe_panel = pair_safe != nullptr && pair_safe[panel] != 0;
+    const KernelForm form = safe_panel ? KernelForm::pair_safe : exact_form;
     // ir: the kernel walks the full MR-row panels itself; the remainder is one more call.
     if (staged == nullptr) {
       if (full_panels > 0) {
-        args.a = a;
+        KernelForm f = form;
+        const MicroKernelFn fn = kernel_of(kernels, mr, nr, f);
+        block.point(args, f, 0, mr);
         args.c = c + (col - n0);
-        args.a_panel_stride = mr * lda;
         args.m_panels = full_panels;
         args.mr = mr;
-        kernel(mr, nr, panel, false)(&args);
+        fn(&args);
       }
       if (tail_rows > 0) {
-        args.a = a + full_panels * mr * lda;
+        KernelForm f = form;
+        const MicroKernelFn fn = kernel_of(kernels, tail_rows, nr, f);
+        block.point(args, f, full_panels * mr, tail_rows);
         args.c = c + int64_t{full_panels} * mr * ldc + (col - n0);
-        args.a_panel_stride = tail_rows * lda;
         args.m_panels = 1;
         args.mr = tail_rows;
-        kernel(tail_rows, nr, panel, false)(&args);
+        fn(&args);
       }
     } else {
-      run_staged_slice(kernels, args, staged, col - n0, nr, panel, pair_safe, a, lda, c, ldc, mr,
+      run_staged_slice(kernels, args, staged, col - n0, nr, form, block, c, ldc, mr,
                        full_panels, tail_rows, false, nullptr);
     }
     col += nr;

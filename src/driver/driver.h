@@ -38,8 +38,14 @@ GemmShape check_gemm(int32_t a_rows, int32_t a_cols, int a_groups, const PackedB
 struct IsaRecord;
 struct MicroKernelArgs;
 using MicroKernelFn = void (*)(const MicroKernelArgs*);
+using WidenAFn = void (*)(const uint8_t* a, int64_t lda, int rows, int k4_steps, uint16_t* dst,
+                          int64_t ld_dst);
 const IsaRecord& active_isa();
 inst_set_t inst_set_of(const IsaRecord& isa);
+
+// The form of a column kernel: exact on packed A (split in every step), exact on A
+// widened beforehand (WideABlock), or pair-safe (packed A, pair-safe B panels only).
+enum class KernelForm : uint8_t { exact, wide, pair_safe };
 
 // The kernels one fbgemmPacked call uses, resolved through the code cache once per
 // (mr, nr, narrow) (and per output stage) and then reused without locking. A call uses a
@@ -59,6 +65,10 @@ class KernelSet {
   }
   int mr() const { return mr_; }
   int nr() const { return nr_; }
+  // Non-null where the path's exact column kernels have a form reading A widened by this
+  // routine (wide(), KernelForm::wide; avx2, avx512, not under saturating acc16).
+  WidenAFn widen_a() const { return widen_; }
+  MicroKernelFn wide(int mr, int nr);
   // Rows per narrow tile for an output of nr columns (3 <= nr <= 8), or 0 if the path
   // has no narrow kernels.
   int narrow_rows(int nr) const { return nr >= 3 && nr <= 8 ? narrow_rows_ : 0; }
@@ -70,21 +80,21 @@ class KernelSet {
   // Whether the path's column kernels can end in an output stage (JIT paths; the portable
   // kernel stores int32 and the tile epilogue requantizes).
   bool has_output_stage() const { return jit_; }
-  // The column or narrow kernel (pair-safe or not) ending in `stage`, or null where the
-  // tile leaves the stage no registers (the caller then stores int32 and runs the epilogue).
-  MicroKernelFn staged(int mr, int nr, bool pair_safe, const OutputStage& stage,
+  // The kernel of a form (column or narrow) ending in `stage`, or null where the tile
+  // leaves the stage no registers (the caller then stores int32 and runs the epilogue).
+  MicroKernelFn staged(int mr, int nr, KernelForm form, const OutputStage& stage,
                        bool narrow = false, bool row_sums = false) {
     const uint32_t code = stage.code();
     const StagedEntry& last = staged_[staged_last_];
-    if (last.mr == mr && last.nr == nr && last.pair_safe == pair_safe && last.stage == code &&
+    if (last.mr == mr && last.nr == nr && last.form == form && last.stage == code &&
         last.narrow == narrow && last.row_sums == row_sums)
       return last.fn;
-    return find_staged(mr, nr, pair_safe, stage, narrow, row_sums);
+    return find_staged(mr, nr, form, stage, narrow, row_sums);
   }
 
  private:
   MicroKernelFn resolve(int mr, int nr, bool narrow, bool row_sums);  // through the record; remembered
-  MicroKernelFn find_staged(int mr, int nr, bool pair_safe, const OutputStage& stage,
+  MicroKernelFn find_staged(int mr, int nr, KernelForm form, const OutputStage& stage,
                             bool narrow, bool row_sums);
   struct Entry {
     int mr, nr;
@@ -93,7 +103,8 @@ class KernelSet {
   };
   struct StagedEntry {
     int mr, nr;
-    bool pair_safe, narrow, row_sums;
+    KernelForm form;
+    bool narrow, row_sums;
     uint32_t stage;  // OutputStage::code(); 0 in an unused slot, which no stage has
     MicroKernelFn fn;
   };
@@ -102,11 +113,12 @@ class KernelSet {
   int mr_, nr_;
   bool saturating_;  // acc16 on a path whose acc16 kernels saturate
   bool jit_, vnni_;
+  WidenAFn widen_;
   int narrow_rows_;
   int used_ = 0;
   Entry entries_[kSlots];
-  int pair_safe_used_ = 0;
-  Entry pair_safe_entries_[kSlots];
+  int pair_safe_used_ = 0, wide_used_ = 0;
+  Entry pair_safe_entries_[kSlots], wide_entries_[kSlots];
   int staged_used_ = 0, staged_last_ = 0;
   StagedEntry staged_[kStagedSlots];  // [0] starts as no stage (code 0), the rest unset
 };
@@ -117,6 +129,26 @@ struct TileRequantize;  // driver/tile_output.h
 // columns, the whole group, within one B panel, on a path that has them).
 bool narrow_block(const KernelSet& kernels, const PackedBLayout& b, int n0, int nc);
 
+// One A block as the wide exact kernels read it, widened to 16 bits (KernelSet::widen_a,
+// docs/kernel-contract.md): made by the first get() and reused for every column slice of
+// the A block, so the pass over mc x kc bytes is paid once per block, not per slice. The
+// data lives in the calling thread's scratch until the thread widens its next block.
+class WideABlock {
+ public:
+  WideABlock(WidenAFn widen, const uint8_t* a, int64_t lda, int rows, int kc)
+      : widen_(widen), src_(a), lda_(lda), rows_(rows), k4_steps_((kc + 3) / 4) {}
+  const uint8_t* get();  // row r at get() + r * ld_bytes()
+  int64_t ld_bytes() const { return ld_bytes_; }
+
+ private:
+  WidenAFn widen_;
+  const uint8_t* src_;
+  int64_t lda_;
+  int rows_, k4_steps_;
+  const uint8_t* data_ = nullptr;
+  int64_t ld_bytes_ = 0;
+};
+
 // C[0..mc) x [0..nc) (int32, ldc elements apart) = (or +=, when accumulate) the packed A
 // block (mc rows, lda bytes apart, K range [k0, k0 + kc)) times columns [n0, n0 + nc) of
 // the packed B group starting at b_group. pair_safe: null, or the group's per-panel flags
@@ -125,9 +157,12 @@ bool narrow_block(const KernelSet& kernels, const PackedBLayout& b, int n0, int 
 // the kernels' output stage where they have one (C_buffer then holds no int32 there).
 // row_sums (narrow blocks, KernelSet::narrow_row_sums, one K block): the kernels also
 // write the block's row sums of A there (the packer then skips them).
+// wide: null, or the same A block widened: then the column panels that are not
+// pair-safe run the wide exact kernels (KernelForm::wide).
 void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
                    const PackedBLayout& b, const int8_t* b_group, int k0, int kc, int n0, int nc,
                    int32_t* c, int64_t ldc, bool accumulate, const uint8_t* pair_safe = nullptr,
-                   const TileRequantize* requantize = nullptr, int32_t* row_sums = nullptr);
+                   const TileRequantize* requantize = nullptr, WideABlock* wide = nullptr,
+                   int32_t* row_sums = nullptr);
 
 }  // namespace quire::detail

@@ -10,8 +10,9 @@ KernelSet::KernelSet(const IsaRecord& isa, int mr, int nr, Accumulation acc)
     : isa_(isa), mr_(mr), nr_(nr),
       saturating_(acc == Accumulation::int16 && isa.traits().acc16_saturates),
       jit_(isa.traits().vector_bytes != 0), vnni_(isa.traits().vnni),
+      widen_(saturating_ ? nullptr : isa.widen_a),
       narrow_rows_(isa.traits().narrow_rows) {
-  staged_[0] = StagedEntry{0, 0, false, false, false, 0, nullptr};
+  staged_[0] = StagedEntry{0, 0, KernelForm::exact, false, false, 0, nullptr};
 }
 
 MicroKernelFn KernelSet::resolve(int mr, int nr, bool narrow, bool row_sums) {
@@ -37,31 +38,45 @@ MicroKernelFn KernelSet::pair_safe(int mr, int nr, bool narrow) {
   const jit::KernelSpec spec{.isa = isa_.isa, .mr = mr, .nr = nr, .narrow = narrow,
                              .pair_safe = true};
   const MicroKernelFn fn = pair_safe_kernel(spec, saturating_);
-  if (pair_safe_used_ < kSlots) pair_safe_entries_[pair_safe_used_++] = Entry{mr, nr, narrow, false, fn};
+  if (pair_safe_used_ < kSlots)
+    pair_safe_entries_[pair_safe_used_++] = Entry{mr, nr, narrow, false, fn};
   return fn;
 }
 
-MicroKernelFn KernelSet::find_staged(int mr, int nr, bool pair_safe, const OutputStage& stage,
+MicroKernelFn KernelSet::wide(int mr, int nr) {
+  for (int i = 0; i < wide_used_; ++i) {
+    const Entry& e = wide_entries_[i];
+    if (e.mr == mr && e.nr == nr) return e.fn;
+  }
+  const MicroKernelFn fn =
+      jit::kernel(jit::KernelSpec{.isa = isa_.isa, .mr = mr, .nr = nr, .wide_a = true});
+  if (wide_used_ < kSlots) wide_entries_[wide_used_++] = Entry{mr, nr, false, false, fn};
+  return fn;
+}
+
+MicroKernelFn KernelSet::find_staged(int mr, int nr, KernelForm form, const OutputStage& stage,
                                      bool narrow, bool row_sums) {
   const uint32_t code = stage.code();
   for (int i = 0; i < staged_used_; ++i) {
     const StagedEntry& e = staged_[i];
-    if (e.mr == mr && e.nr == nr && e.pair_safe == pair_safe && e.stage == code &&
-        e.narrow == narrow && e.row_sums == row_sums) {
+    if (e.mr == mr && e.nr == nr && e.form == form && e.stage == code && e.narrow == narrow &&
+        e.row_sums == row_sums) {
       staged_last_ = i;
       return e.fn;
     }
   }
   const jit::KernelSpec spec{.isa = isa_.isa, .mr = mr, .nr = nr, .narrow = narrow,
-                             .acc16 = saturating_, .pair_safe = pair_safe, .stage = stage,
-                             .row_sums = row_sums};
+                             .acc16 = saturating_, .pair_safe = form == KernelForm::pair_safe,
+                             .stage = stage, .row_sums = row_sums,
+                             .wide_a = form == KernelForm::wide};
   MicroKernelFn fn = nullptr;
-  if (pair_safe) fn = pair_safe_kernel(spec, saturating_);
-  else if (jit_ && (narrow ? jit::narrow_fits(spec) : jit::registers_fit(spec)))
-    fn = isa_.kernel(KernelRequest{mr, nr, narrow, saturating_, stage, row_sums});
+  if (spec.pair_safe) fn = pair_safe_kernel(spec, saturating_);
+  else if (!jit_ || !(narrow ? jit::narrow_fits(spec) : jit::registers_fit(spec))) fn = nullptr;
+  else if (spec.wide_a) fn = jit::kernel(spec);
+  else fn = isa_.kernel(KernelRequest{mr, nr, narrow, saturating_, stage, row_sums});
   if (staged_used_ < kStagedSlots) {
     staged_last_ = staged_used_;
-    staged_[staged_used_++] = StagedEntry{mr, nr, pair_safe, narrow, row_sums, code, fn};
+    staged_[staged_used_++] = StagedEntry{mr, nr, form, narrow, row_sums, code, fn};
   }
   return fn;
 }

@@ -9,7 +9,8 @@ DotStyle dot_style(const KernelSpec& s) {
   if (s.acc16) return DotStyle::acc16;
   if (s.isa == Isa::avx512_vnni || s.isa == Isa::avx_vnni || s.isa == Isa::avx512_vnni_ymm)
     return DotStyle::vnni;
-  return s.pair_safe ? DotStyle::pair_safe : DotStyle::exact;
+  if (s.pair_safe) return DotStyle::pair_safe;
+  return s.wide_a ? DotStyle::exact_wide : DotStyle::exact;
 }
 
 void DotEmitter::word_constant(const x86::Vec& v, int shift) {
@@ -24,7 +25,7 @@ void DotEmitter::load_constant() {
 }
 
 DotOperand DotEmitter::split_b(const x86::Vec& b, const x86::Vec& b_odd) {
-  if (style_ != DotStyle::exact) return {b, b};
+  if (!splits_b()) return {b, b};
   // Signed bytes to 16 bits: even = (raw << 8) >>arith 8, odd = raw >>arith 8.
   a_.vpsllw(b, b_odd, 8);
   a_.vpsraw(b, b, 8);
@@ -41,6 +42,14 @@ DotOperand DotEmitter::split_a(const x86::Vec& src) {
   return {regs_.a_even, regs_.a_odd};
 }
 
+DotOperand DotEmitter::load_wide_a(const x86::Mem& even) {
+  x86::Mem odd = even;
+  odd.addOffset(4);
+  a_.vpbroadcastd(regs_.a_even, even);
+  a_.vpbroadcastd(regs_.a_odd, odd);
+  return {regs_.a_even, regs_.a_odd};
+}
+
 void DotEmitter::multiply_add(const x86::Vec& acc, const DotOperand& a, const DotOperand& b) {
   const x86::Vec& p = regs_.product;
   switch (style_) {
@@ -51,6 +60,7 @@ void DotEmitter::multiply_add(const x86::Vec& acc, const DotOperand& a, const Do
       else a_.evex().vpdpbusd(acc, a.lo, b.lo);
       return;
     case DotStyle::exact:
+    case DotStyle::exact_wide:
       // Pair sums of at most 2 * 255 * 128 in int32: nothing saturates.
       a_.vpmaddwd(p, a.lo, b.lo);
       a_.vpaddd(acc, acc, p);

@@ -5,6 +5,8 @@
 //   vnni       acc += vpdpbusd(A, B)                                        exact
 //   exact      A and B split into even and odd bytes in 16-bit lanes,
 //              acc += vpmaddwd(A even, B even) + vpmaddwd(A odd, B odd)      exact
+//   exact_wide the same product with A widened once per block by the driver: the
+//              even and odd pairs are two broadcasts, no split           exact
 //   pair_safe  acc += vpmaddwd(vpmaddubsw(A, B), ones)      exact on pair-safe B panels
 //   acc16      acc = vpaddsw(acc, vpmaddubsw(A, B)), after the K loop
 //              acc = vpmaddwd(acc, ones)                  saturating (docs/acc16.md)
@@ -17,18 +19,19 @@
 
 namespace quire::jit {
 
-enum class DotStyle { vnni, exact, pair_safe, acc16 };
+enum class DotStyle { vnni, exact, exact_wide, pair_safe, acc16 };
 
 DotStyle dot_style(const KernelSpec& spec);
 
-// One multiplicand of a step. exact: the even bytes in `lo`, the odd ones in `hi`, each
-// widened to 16-bit lanes; the other styles: the raw bytes in `lo` (== hi).
+// One multiplicand of a step. exact, exact_wide: the even bytes in `lo`, the odd ones in
+// `hi`, each widened to 16-bit lanes; the other styles: the raw bytes in `lo` (== hi).
 struct DotOperand {
   asmjit::x86::Vec lo, hi;
 };
 
 // Registers the step uses besides its operands and the accumulators:
-//   a_even, a_odd  exact: the halves of A (a_odd may be the register A was loaded into)
+//   a_even, a_odd  exact, exact_wide: the halves of A (exact: a_odd may be the register A
+//                  was loaded into)
 //   product        every style but vnni
 //   constant       exact: 0x00ff in every 16-bit lane; pair_safe: 1 in every 16-bit lane
 struct DotRegs {
@@ -41,6 +44,8 @@ class DotEmitter {
       : a_(a), isa_(isa), style_(style), zmm_(zmm), regs_(regs) {}
 
   DotStyle style() const { return style_; }
+  // Whether B is split into even and odd halves (two registers per B vector).
+  bool splits_b() const { return style_ == DotStyle::exact || style_ == DotStyle::exact_wide; }
 
   // Kernel prologue: the style's constant, if it has one.
   void load_constant();
@@ -50,11 +55,14 @@ class DotEmitter {
   // B of one step: the caller loads the raw bytes into b_load(b, b_odd), then
   // split_b(b, b_odd) returns the operand (exact: b = even half, b_odd = odd half).
   asmjit::x86::Vec b_load(const asmjit::x86::Vec& b, const asmjit::x86::Vec& b_odd) const {
-    return style_ == DotStyle::exact ? b_odd : b;
+    return splits_b() ? b_odd : b;
   }
   DotOperand split_b(const asmjit::x86::Vec& b, const asmjit::x86::Vec& b_odd);
   // A of one step, raw bytes in src (exact: split into regs.a_even / regs.a_odd).
   DotOperand split_a(const asmjit::x86::Vec& src);
+  // exact_wide: A of one step from the widened block, its even pair at `even` and its
+  // odd pair 4 bytes after, broadcast into regs.a_even / regs.a_odd.
+  DotOperand load_wide_a(const asmjit::x86::Mem& even);
 
   void multiply_add(const asmjit::x86::Vec& acc, const DotOperand& a, const DotOperand& b);
 

@@ -69,7 +69,10 @@ bool registers_fit(Isa isa, int mr, int nr, bool acc16) {
 static MicroKernelFn cached(const KernelSpec& spec) {
   static std::mutex mutex;
   static std::unordered_map<uint64_t, std::unique_ptr<CacheEntry>> cache;
-  const uint64_t key = (uint64_t{spec.row_sums} << 60) | (uint64_t{spec.stage.code()} << 43) | (uint64_t{spec.pair_safe} << 42) | (uint64_t{spec.acc16} << 41) | (uint64_t{spec.narrow} << 40) | (uint64_t{static_cast<uint8_t>(spec.isa)} << 32) |
+  const uint64_t key = (uint64_t{spec.row_sums} << 60) | (uint64_t{spec.wide_a} << 55) |
+                       (uint64_t{spec.stage.code()} << 43) | (uint64_t{spec.pair_safe} << 42) |
+                       (uint64_t{spec.acc16} << 41) | (uint64_t{spec.narrow} << 40) |
+                       (uint64_t{static_cast<uint8_t>(spec.isa)} << 32) |
                        (uint64_t(static_cast<uint16_t>(spec.mr)) << 16) | static_cast<uint16_t>(spec.nr);
   CacheEntry* entry;
   {

@@ -26,24 +26,25 @@ int vector_registers(Isa isa) { return detail::traits(isa).vector_registers; }
 
 int vectors_for(const KernelSpec& s) { return (s.nr + int32_lanes(s.isa) - 1) / int32_lanes(s.isa); }
 
-// Vector register map: [accumulators mr*nv][B nv][B odd nv: exact][A][A even: exact]
-// [product: all but VNNI][constant: exact, pair_safe]. A is the row's broadcast (exact: split in
-// place, it becomes the odd half).
+// Vector register map: [accumulators mr*nv][B nv][B odd nv: exact, exact_wide][A]
+// [A even: exact, exact_wide][product: all but VNNI][constant: exact, pair_safe]. A is the
+// row's broadcast (exact: split in place, it becomes the odd half; exact_wide: the odd pair).
 struct RegMap {
   int nv, mr;
   DotStyle style;
-  bool split() const { return style == DotStyle::exact; }
+  bool split() const { return style == DotStyle::exact || style == DotStyle::exact_wide; }
   int acc(int r, int v) const { return r * nv + v; }
-  int b(int v) const { return mr * nv + v; }            // B, or exact B even
-  int b_odd(int v) const { return mr * nv + nv + v; }   // exact only
+  int b(int v) const { return mr * nv + v; }            // B, or the split B even
+  int b_odd(int v) const { return mr * nv + nv + v; }   // exact, exact_wide only
   int a() const { return mr * nv + (split() ? 2 : 1) * nv; }
-  int a_even() const { return a() + 1; }                // exact only
+  int a_even() const { return a() + 1; }                // exact, exact_wide only
   int product() const { return a() + (split() ? 2 : 1); }
   int constant() const { return product() + 1; }
   int needed() const {
     switch (style) {
       case DotStyle::vnni: return a() + 1;
-      case DotStyle::acc16: return product() + 1;
+      case DotStyle::acc16:
+      case DotStyle::exact_wide: return product() + 1;
       case DotStyle::exact:
       case DotStyle::pair_safe: break;
     }
@@ -65,6 +66,8 @@ class KernelEmitter final : public TileLoopEmitter {
 
  private:
   x86::Vec vec(int i) const { return zmm_ ? x86::Vec(x86::zmm(i)) : x86::Vec(x86::ymm(i)); }
+
+  int a_step_bytes() const override { return s_.wide_a ? 8 : 4; }
 
   void zero_accumulators() override {
     if (stage_.starts_at_column_term()) {
@@ -116,8 +119,13 @@ class KernelEmitter final : public TileLoopEmitter {
       b[v] = dot_.split_b(even, odd);
     }
     for (int r = 0; r < s_.mr; ++r) {
-      a_.vpbroadcastd(vec(map_.a()), row_operand(r));
-      const DotOperand a = dot_.split_a(vec(map_.a()));
+      DotOperand a;
+      if (s_.wide_a) {
+        a = dot_.load_wide_a(row_operand(r));
+      } else {
+        a_.vpbroadcastd(vec(map_.a()), row_operand(r));
+        a = dot_.split_a(vec(map_.a()));
+      }
       for (int v = 0; v < map_.nv; ++v) dot_.multiply_add(vec(map_.acc(r, v)), a, b[v]);
     }
   }
@@ -200,6 +208,7 @@ bool registers_fit(const KernelSpec& s) {
   const detail::IsaTraits& t = detail::traits(s.isa);
   if (s.acc16 && !t.acc16_saturates) return false;  // acc16 runs exact there
   if (s.pair_safe && (s.acc16 || t.vnni)) return false;  // it replaces the exact split
+  if (s.wide_a && dot_style(s) != DotStyle::exact_wide) return false;  // a form of the exact split
   const RegMap map{vectors_for(s), s.mr, dot_style(s)};
   if (map.needed() > vector_registers(s.isa)) return false;
   // The output stage's temporaries are the first two B registers; on ymm paths its AVX2
@@ -230,7 +239,7 @@ std::string kernel_name(const KernelSpec& s) {
   return std::string(s.acc16 ? "u8s8s16" : "u8s8s32") + "_mr" + std::to_string(s.mr) + "_nr" +
          std::to_string(s.nr) + "_" + detail::traits(s.isa).kernel_suffix +
          (s.narrow ? "_narrow" : "") + (s.pair_safe ? "_pairsafe" : "") +
-         (s.row_sums ? "_rowsums" : "") + stage_name(s.stage);
+         (s.wide_a ? "_widea" : "") + (s.row_sums ? "_rowsums" : "") + stage_name(s.stage);
 }
 
 void emit_micro_kernel(x86::Assembler& a, const KernelSpec& spec) {

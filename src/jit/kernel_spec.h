@@ -23,6 +23,9 @@ struct KernelSpec {
   // row); a stage's row term then takes them from registers. The driver uses it to skip
   // the A packer's row-sum pass (docs/kernel-contract.md).
   bool row_sums = false;
+  // Exact column kernels of avx2 and avx512 only (docs/kernel-contract.md, "A widened
+  // once per block"): A arrives widened to 16-bit even/odd pairs, 8 bytes per K step.
+  bool wide_a = false;
 };
 
 }  // namespace quire::jit

@@ -45,7 +45,7 @@ void TileLoopEmitter::emit() {
     a_.jz(blocks_done);
     a_.bind(block_loop);
     dot_block();
-    for (int q = 0; q < row_cursors(); ++q) a_.add(kACursors[q], 4 * u);
+    for (int q = 0; q < row_cursors(); ++q) a_.add(kACursors[q], a_step_bytes() * u);
     a_.lea(kBCursor, x86::ptr(kBCursor, kBStep, log2u));
     a_.dec(kKCount);
     a_.jnz(block_loop);
@@ -57,7 +57,7 @@ void TileLoopEmitter::emit() {
   a_.jz(k_done);
   a_.bind(k_loop);
   dot_step();
-  for (int q = 0; q < row_cursors(); ++q) a_.add(kACursors[q], 4);
+  for (int q = 0; q < row_cursors(); ++q) a_.add(kACursors[q], a_step_bytes());
   a_.add(kBCursor, kBStep);
   a_.dec(kKCount);
   a_.jnz(k_loop);

@@ -2,8 +2,8 @@
 //
 //   for each of args->m_panels row panels:
 //     zero the accumulators; row cursors at the panel's first row
-//     [for each of k4_steps / U blocks of U steps: dot_block(); advance A by 4U, B by U b_step]
-//     for each remaining 4-deep K step: dot_step(); advance A by 4 bytes, B by b_step
+//     [for each of k4_steps / U blocks of U steps: dot_block(); advance A and B U steps]
+//     for each remaining 4-deep K step: dot_step(); advance A a_step_bytes(), B b_step
 //     finish_accumulators(); store the tile (C = acc, or C += acc when args->accumulate)
 //     next panel: A += a_panel_stride, C += mr rows
 //
@@ -42,12 +42,14 @@ class TileLoopEmitter {
                                       asmjit::x86::rcx};
   static constexpr int kMaxRows = 12;
 
-  // The 4 bytes of row r at the current K step.
+  // Row r at the current K step (a dword operand).
   asmjit::x86::Mem row_operand(int r) const;
   static asmjit::x86::Mem arg(std::size_t offset) {
     return asmjit::x86::qword_ptr(kArgs, static_cast<int32_t>(offset));
   }
 
+  // Bytes of an A row per 4-deep K step: 4, or 8 for A widened to 16 bits.
+  virtual int a_step_bytes() const { return 4; }
   virtual void prologue_extra() {}            // masks, constants (after the arguments load)
   virtual void zero_accumulators() = 0;
   virtual void dot_step() = 0;                // one 4-deep K step
