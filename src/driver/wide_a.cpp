@@ -1,7 +1,6 @@
 // The widened copy of one A block (driver.h, WideABlock), made on first use into the
 // calling thread's scratch.
-#include <memory>
-
+#include "common/thread_scratch.h"
 #include "cpu/isa_record.h"
 #include "driver/driver.h"
 #include "quire/Utils.h"
@@ -10,27 +9,8 @@ namespace quire::detail {
 
 namespace {
 
-// The calling thread's buffer: grows to the largest block it has widened, never shrinks;
-// one per thread, so concurrent calls never share it.
-class WideScratch {
- public:
-  uint16_t* get(size_t bytes) {
-    if (bytes > bytes_) {
-      buf_.reset(static_cast<uint16_t*>(fbgemmAlignedAlloc(64, bytes, true)));
-      bytes_ = bytes;
-    }
-    return buf_.get();
-  }
-
- private:
-  struct Free {
-    void operator()(void* p) const { fbgemmAlignedFree(p); }
-  };
-  std::unique_ptr<uint16_t, Free> buf_;
-  size_t bytes_ = 0;
-};
-
-thread_local WideScratch t_wide;
+// The calling thread's widened block (only the latest is live).
+thread_local GrowingScratch t_wide;
 
 }  // namespace
 
@@ -40,7 +20,8 @@ const uint8_t* WideABlock::get() {
   // such rows get 64 bytes more.
   ld_bytes_ = int64_t{k4_steps_} * 8;
   if (ld_bytes_ % 4096 == 0) ld_bytes_ += 64;
-  uint16_t* dst = t_wide.get(static_cast<size_t>(ld_bytes_) * static_cast<size_t>(rows_));
+  auto* dst = static_cast<uint16_t*>(
+      t_wide.get(static_cast<size_t>(ld_bytes_) * static_cast<size_t>(rows_)));
   widen_(src_, lda_, rows_, k4_steps_, dst, ld_bytes_ / 2);
   data_ = reinterpret_cast<const uint8_t*>(dst);
   return data_;

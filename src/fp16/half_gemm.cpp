@@ -22,6 +22,7 @@
 #include <string>
 
 #include "cpu/cpu_features.h"
+#include "common/thread_scratch.h"
 #include "cpu/isa_record.h"
 #include "fp16/half_kernels.h"
 #include "quire/Utils.h"
@@ -41,28 +42,8 @@ constexpr int kColumnGroup = 4 * kHalfPanel;
 // prefetch past the end of B is harmless.
 constexpr int64_t kPrefetchAhead = 4096 / sizeof(uint16_t);
 
-// The converted A block of the calling thread. It grows to the largest block the thread
-// has needed (at most its share of A) and is never shrunk; each thread has its own, so
-// concurrent calls never share it.
-class Scratch {
- public:
-  void* get(size_t bytes) {
-    if (bytes > bytes_) {
-      buf_.reset(fbgemmAlignedAlloc(64, bytes, true));
-      bytes_ = bytes;
-    }
-    return buf_.get();
-  }
-
- private:
-  struct Free {
-    void operator()(void* p) const { fbgemmAlignedFree(p); }
-  };
-  std::unique_ptr<void, Free> buf_;
-  size_t bytes_ = 0;
-};
-
-thread_local Scratch t_scratch;
+// The converted A block of the calling thread: at most its share of A.
+thread_local GrowingScratch t_scratch;
 
 // Rows of A a multiple of 4 KiB apart all fall in the same L1 set (8 ways on current
 // x86 cores), so the rows of a tile evict each other: K = 1024 read in place drops from

@@ -302,25 +302,15 @@ class NarrowEmitter final : public TileLoopEmitter {
     }
     Label done = a_.newLabel();
     if (s_.nr == np_) {
-      // C rows of exactly N = Np int32 back to back (ldc == N, the usual layout of these
-      // shapes): a vector is RPV whole rows of C, one store.
-      Label by_rows = a_.newLabel();
-      a_.cmp(kLdc, 4 * np_);
-      a_.jne(by_rows);
-      for (int v = 0; v < vectors_; ++v) {
-        const int rows = std::min(rpv_, s_.mr - v * rpv_);
-        const x86::Mem dst = x86::zmmword_ptr(kC, v * 64);
-        if (rows == rpv_) {
-          if (accumulate) a_.vpaddd(acc(v), acc(v), dst);
-          a_.vmovdqu32(dst, acc(v));
-        } else {
-          set_mask(x86::k6, (1u << (rows * np_)) - 1);
+      whole_row_vectors(done, [&](int v, const x86::Mem& dst, bool partial) {
+        if (partial) {
           if (accumulate) a_.k(x86::k6).vpaddd(acc(v), acc(v), dst);
           a_.k(x86::k6).vmovdqu32(dst, acc(v));
+        } else {
+          if (accumulate) a_.vpaddd(acc(v), acc(v), dst);
+          a_.vmovdqu32(dst, acc(v));
         }
-      }
-      a_.jmp(done);
-      a_.bind(by_rows);
+      });
     }
     const x86::Zmm row = x86::zmm(M::store_row());
     a_.mov(kCRow, kC);
@@ -336,27 +326,34 @@ class NarrowEmitter final : public TileLoopEmitter {
     a_.bind(done);
   }
 
+  // C rows exactly Np int32 apart (ldc == N == Np, the usual layout of these shapes):
+  // each vector is RPV whole rows of C, handed to `per_vector` with its address (partial:
+  // the tile's last vector holds fewer rows, whose lanes k6 then selects); then a jump to
+  // `done`. Other layouts continue after this code, row by row.
+  void whole_row_vectors(const Label& done,
+                         const std::function<void(int, const x86::Mem&, bool)>& per_vector) {
+    Label by_rows = a_.newLabel();
+    a_.cmp(kLdc, 4 * np_);
+    a_.jne(by_rows);
+    for (int v = 0; v < vectors_; ++v) {
+      const int rows = std::min(rpv_, s_.mr - v * rpv_);
+      if (rows < rpv_) set_mask(x86::k6, (1u << (rows * np_)) - 1);
+      per_vector(v, x86::zmmword_ptr(kC, v * 64), rows < rpv_);
+    }
+    a_.jmp(done);
+    a_.bind(by_rows);
+  }
+
   // Before a staged store on later K blocks: the int32 C of the earlier ones, added to
   // each row's lanes (a row at its address minus its lanes' offset; masked-off lanes do
   // not fault), or a vector's rows at once when C rows are np int32 apart.
   void add_c() {
     Label done = a_.newLabel();
     if (s_.nr == np_) {
-      Label by_rows = a_.newLabel();
-      a_.cmp(kLdc, 4 * np_);
-      a_.jne(by_rows);
-      for (int v = 0; v < vectors_; ++v) {
-        const int rows = std::min(rpv_, s_.mr - v * rpv_);
-        const x86::Mem src = x86::zmmword_ptr(kC, v * 64);
-        if (rows == rpv_) {
-          a_.vpaddd(acc(v), acc(v), src);
-        } else {
-          set_mask(x86::k6, (1u << (rows * np_)) - 1);
-          a_.k(x86::k6).vpaddd(acc(v), acc(v), src);
-        }
-      }
-      a_.jmp(done);
-      a_.bind(by_rows);
+      whole_row_vectors(done, [&](int v, const x86::Mem& src, bool partial) {
+        if (partial) a_.k(x86::k6).vpaddd(acc(v), acc(v), src);
+        else a_.vpaddd(acc(v), acc(v), src);
+      });
     }
     a_.mov(kCRow, kC);
     for (int r = 0; r < s_.mr; ++r) {
