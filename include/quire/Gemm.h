@@ -111,8 +111,10 @@ void fbgemmPacked(PackMatrix<packingAMatrix, uint8_t, typename packingAMatrix::a
   call.pack = &detail::pack_a_thunk<packingAMatrix>;
   if constexpr (requires(packingAMatrix& p, const block_type_t& b, int32_t** s) {
                   p.packDeferringRowOffsets(b, s);
-                })
+                }) {
     call.pack_deferring_sums = &detail::pack_a_deferring_sums_thunk<packingAMatrix>;
+    call.a_row_offsets = A.getRowOffsetBuffer();
+  }
   call.a_rows = A.numRows();
   call.a_cols = A.numCols();
   call.a_groups = A.numGroups();

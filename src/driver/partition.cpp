@@ -19,6 +19,7 @@ void balanced_split(int id, int parts, int64_t total, int64_t& start, int64_t& e
 
 ThreadTile partition_tiles(int32_t M, int32_t N, int mr, int panel_width, int thread_id,
                            int num_threads) {
+  if (num_threads == 1) return ThreadTile{0, M, 0, N};  // no divisions on the small-call path
   const int64_t m_units = (M + mr - 1) / mr, n_units = (N + panel_width - 1) / panel_width;
   int best_mt = num_threads;
   int64_t best_cost = INT64_MAX;

@@ -45,6 +45,7 @@ struct PackedGemmCall {
   void* packer;
   PackABlockFn pack;
   PackADeferringSumsFn pack_deferring_sums;  // packers with packDeferringRowOffsets; else null
+  int32_t* a_row_offsets;                    // such a packer's getRowOffsetBuffer(); else null
   int32_t a_rows, a_cols;
   int a_groups;
   int32_t a_block_rows, a_block_cols;  // the packer's MCB x KCB blocks
