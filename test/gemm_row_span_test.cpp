@@ -63,15 +63,42 @@ void run_span_case(const SpanCase& c) {
                                                       nullptr, 1, row_offsets, params);
   };
 
-  std::vector<int32_t> raw(size_t(M) * N), sums(static_cast<size_t>(M), 0);
+  std::vector<int32_t> sums(static_cast<size_t>(M), 0);
+  for (int i = 0; i < M; ++i)
+    for (int k = 0; k < K; ++k) sums[size_t(i)] += A[size_t(i) * K + k];
+
+  const int mcb = PackAWithRowOffset<uint8_t>::rowOffsetBufferSize(params);
+  const auto last_block = [&](int t) {
+    int64_t m0, m1;  // the threads split M in MR-row panels (one column part: N <= NR)
+    const int mr = bf.MR, panels = (M + mr - 1) / mr;
+    const int base = panels / c.threads, extra = panels % c.threads;
+    m0 = int64_t{t} * base + std::min(t, extra);
+    m1 = m0 + base + (t < extra ? 1 : 0);
+    const int begin = int(std::min<int64_t>(m0 * mr, M)), end = int(std::min<int64_t>(m1 * mr, M));
+    return Rows{begin + (end - begin - 1) / mcb * mcb, end};
+  };
+  const auto check_buffer = [&](const int32_t* buffer, int t) {
+    const Rows r = last_block(t);
+    for (int i = r.begin; i < r.end; ++i)
+      ASSERT_EQ(buffer[i - r.begin], sums[size_t(i)]) << "thread " << t << ", row offset of row " << i;
+  };
+
+  // int32 output (memCopy, which reads no row offsets: spans too), against the plain product.
+  std::vector<int32_t> raw(size_t(M) * N);
   for (int t = 0; t < c.threads; ++t) {
-    PackAWithRowOffset<uint8_t> packA = make_packer(nullptr);
+    std::vector<int32_t> row_offsets(static_cast<size_t>(mcb), -1);
+    PackAWithRowOffset<uint8_t> packA = make_packer(row_offsets.data());
     DoNothing<int32_t, int32_t> done;
     memCopy<> copy(done);
     fbgemmPacked(packA, packB, raw.data(), raw.data(), N, copy, t, c.threads, params);
+    if (N <= bf.NR || c.threads == 1) check_buffer(row_offsets.data(), t);
   }
   for (int i = 0; i < M; ++i)
-    for (int k = 0; k < K; ++k) sums[size_t(i)] += A[size_t(i) * K + k];
+    for (int j = 0; j < N; ++j) {
+      int32_t dot = 0;
+      for (int k = 0; k < K; ++k) dot += int32_t{A[size_t(i) * K + k]} * B[size_t(k) * N + j];
+      ASSERT_EQ(raw[size_t(i) * N + j], dot) << "int32 element (" << i << ", " << j << ")";
+    }
 
   std::vector<int32_t> b_zp(static_cast<size_t>(N)), col_off(static_cast<size_t>(N));
   std::vector<float> mult(static_cast<size_t>(N));
@@ -93,22 +120,6 @@ void run_span_case(const SpanCase& c) {
   std::vector<float> expected_f(size_t(M) * N);
   ref::requantize_f32(expected_f.data(), raw.data(), block_type_t{0, M, 0, N}, N, N, qp, 0.5f,
                       mult.data(), nullptr, false);
-
-  const int mcb = PackAWithRowOffset<uint8_t>::rowOffsetBufferSize(params);
-  const auto last_block = [&](int t) {
-    int64_t m0, m1;  // the threads split M in MR-row panels (one column part: N <= NR)
-    const int mr = bf.MR, panels = (M + mr - 1) / mr;
-    const int base = panels / c.threads, extra = panels % c.threads;
-    m0 = int64_t{t} * base + std::min(t, extra);
-    m1 = m0 + base + (t < extra ? 1 : 0);
-    const int begin = int(std::min<int64_t>(m0 * mr, M)), end = int(std::min<int64_t>(m1 * mr, M));
-    return Rows{begin + (end - begin - 1) / mcb * mcb, end};
-  };
-  const auto check_buffer = [&](const int32_t* buffer, int t) {
-    const Rows r = last_block(t);
-    for (int i = r.begin; i < r.end; ++i)
-      ASSERT_EQ(buffer[i - r.begin], sums[size_t(i)]) << "thread " << t << ", row offset of row " << i;
-  };
 
   std::vector<uint8_t> C(size_t(M) * N, 0xA5);
   std::vector<int32_t> C_buffer(size_t(M) * N);

@@ -72,6 +72,10 @@ void output_thunk(const void* op, void* C, int32_t* tile, const block_type_t& bl
 template <typename OutOp>
 concept RequantizesInKernel = requires { OutOp::kRequantizesInKernel; } && OutOp::kRequantizesInKernel;
 
+// An output op that reads no row offsets (memCopy to the end of the pipeline).
+template <typename OutOp>
+concept ReadsNoRowOffsets = requires { OutOp::kReadsNoRowOffsets; } && OutOp::kReadsNoRowOffsets;
+
 template <typename OutOp>
 bool requantize_tile_thunk(const void* op, void* C, int32_t* tile, const block_type_t& block,
                            int ldc, KernelOutputArgs& args) {
@@ -132,6 +136,7 @@ void fbgemmPacked(PackMatrix<packingAMatrix, uint8_t, typename packingAMatrix::a
   call.output = &detail::output_thunk<processOutputType, cT>;
   if constexpr (detail::RequantizesInKernel<processOutputType>)
     call.requantize_tile = &detail::requantize_tile_thunk<processOutputType>;
+  call.op_reads_no_row_offsets = detail::ReadsNoRowOffsets<processOutputType>;
   call.thread_id = thread_id;
   call.num_threads = num_threads;
   call.blocking_params = blocking_params;

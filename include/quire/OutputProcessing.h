@@ -203,6 +203,8 @@ class memCopy {
   using outType = outT;
   using inpType = inT;
   explicit memCopy(nextOPType& nextop) : nextop_(nextop) {}
+  // Nothing after it reads A's row offsets: fbgemmPacked may hand it any rows at once.
+  static constexpr bool kReadsNoRowOffsets = detail::is_do_nothing<nextOPType>::value;
 
   template <inst_set_t instSet>
   int f(outType* out, const inpType* inp, const block_type_t& block, int ld_out,

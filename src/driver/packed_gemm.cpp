@@ -27,12 +27,13 @@ BlockingFactors call_blocking(const PackedGemmCall& c) {
 }
 
 // Whether row spans (run_packed_gemm) may run and pay: quire's packer (it says which
-// blocks it reads in place and can skip its sums), an op the kernels apply, one K block of
+// blocks it reads in place and can skip its sums), an op the kernels apply or one that
+// reads no row offsets (memCopy), one K block of
 // one group, several blocks, at least two blocks per span, and one column slice (wider
 // outputs reuse a block's A across slices, which a larger span would push out of L1).
 bool spans_pay_off(const PackedGemmCall& c, const GemmShape& s, const BlockingFactors& bf,
                    const ThreadTile& tile) {
-  return c.requantize_tile != nullptr && c.pack_deferring_sums != nullptr &&
+  return (c.requantize_tile != nullptr || c.op_reads_no_row_offsets) && c.pack_deferring_sums != nullptr &&
          c.a_row_offsets != nullptr && s.groups == 1 && s.K <= bf.KCB / 2 &&
          tile.m1 - tile.m0 > bf.MCB && tile.n1 - tile.n0 <= bf.NR;
 }
@@ -42,6 +43,7 @@ bool spans_pay_off(const PackedGemmCall& c, const GemmShape& s, const BlockingFa
 // block and keeps per-block runs.
 bool op_reads_packer_sums(const PackedGemmCall& c, const GemmShape& s, const ThreadTile& tile,
                           const BlockingFactors& bf, KernelOutputArgs& args) {
+  if (c.requantize_tile == nullptr) return c.op_reads_no_row_offsets;
   const int mc = std::min(bf.MCB, tile.m1 - tile.m0), nc = std::min(bf.NCB, tile.n1 - tile.n0);
   const block_type_t block{tile.m0, mc, tile.n0, nc};
   int32_t* c_tile = c.C_buffer + int64_t{tile.m0} * c.ldc + tile.n0;

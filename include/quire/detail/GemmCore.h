@@ -62,6 +62,7 @@ struct PackedGemmCall {
   const void* op;
   OutputTileFn output;
   RequantizeTileFn requantize_tile;  // null unless the op can run in the kernels' output stage
+  bool op_reads_no_row_offsets;      // the op reads no row offsets (memCopy)
   // This thread's share, and an override of the blocking.
   int thread_id, num_threads;
   const BlockingFactors* blocking_params;
