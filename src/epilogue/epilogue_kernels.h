@@ -228,7 +228,11 @@ struct EpilogueKernels {
   // chunk's values are made and used at once instead of being stored for a panel first
   // (measured on Zen 4: 1x1024x256 u8 whole calls 6-11% faster, 4x256x256 7%).
   template <int kRows, class Out, class Args>
-  static void few_rows(const Out& o, const Args& a, const int32_t* bias_i32) {
+  static void few_rows(const Out&, const Args& args, const int32_t* bias_i32) {
+    // Local copies: the byte stores could otherwise alias the arguments, and every chunk
+    // would load them and take their branches again.
+    const Args a = args;
+    const Out o(a);
     const ZeroPointCorrection& zp = a.zp;
     I row_offset[kRows];
     for (int r = 0; r < kRows; ++r)

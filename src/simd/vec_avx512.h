@@ -260,7 +260,9 @@ struct Avx512 {
   }
   // The low bytes of the first l.n lanes (all in [0, 255]).
   static void store(uint8_t* p, const Lanes& l, I v) {
-    _mm512_mask_cvtepi32_storeu_epi8(p, l.mask, v);
+    // A byte-masked store costs about 10 cycles on Zen 4 (5x an unmasked vpmovdb).
+    if (l.full()) store(p, v);
+    else _mm512_mask_cvtepi32_storeu_epi8(p, l.mask, v);
   }
 
   static F broadcast(float v) { return set1f(v); }
