@@ -20,7 +20,7 @@ namespace {
 constexpr int32_t kOutCursor = 8, kRowCursor = 16;
 constexpr int32_t kHi = 64, kCZeroPoint = 128, kFloorBytes = 192;
 constexpr int32_t kColumnTerm = 256, kBZeroPoint = 512, kMultiplier = 768, kFloatBias = 1024;
-constexpr int32_t kFloorDwords = 1280;  // narrow: the floor as int32
+constexpr int32_t kFloorDwords = 1280;  // narrow, and one-vector rows: the floor as int32
 constexpr int32_t kSlotEnd = 1344;
 static_assert(OutputStageEmitter::kFrameBytes >= kSlotEnd + 64);
 
@@ -95,7 +95,7 @@ void OutputStageEmitter::prologue(const x86::Gp& args) {
     store_vec(vec_at(x86::rsp, kCZeroPoint), x0);
     a_.vpbroadcastb(x0, x86::byte_ptr(kStage, offsetof(OutputStageArgs, floor)));
     store_vec(vec_at(x86::rsp, kFloorBytes), x0);
-    if (narrow()) {
+    if (narrow() || (l_.zmm && l_.nv == 1)) {
       a_.vpbroadcastd(x0, x86::dword_ptr(kStage, offsetof(OutputStageArgs, floor)));
       store_vec(vec_at(x86::rsp, kFloorDwords), x0);
     }
@@ -180,6 +180,16 @@ void OutputStageEmitter::init_accumulators(const std::function<x86::Vec(int, int
 // packs, the floor, the quads put in order, one store.
 void OutputStageEmitter::store_row_zmm(const std::function<x86::Vec(int, int)>& acc, int r) {
   const x86::Vec x = acc(r, 0);
+  if (l_.nv == 1) {
+    // One vector (nr <= 16, e.g. N = 16): the floor in int32, then one saturating narrowing
+    // (x >= floor >= 0, so unsigned saturation clamps at 255), in place of two packs, the
+    // byte floor and the quad permutation.
+    a_.vpmaxsd(x, x, vec_at(x86::rsp, kFloorDwords));
+    a_.vpmovusdb(x.xmm(), x);
+    if (row_bytes() == 16) a_.vmovdqu32(x86::xmmword_ptr(kOutRow), x.xmm());
+    else a_.k(x86::k2).vmovdqu8(x86::xmmword_ptr(kOutRow), x.xmm());
+    return;
+  }
   const auto src = [&](int v) { return acc(r, v < l_.nv ? v : 0); };
   a_.vpackusdw(x, src(0), src(1));
   if (l_.nv > 2) {
