@@ -2,16 +2,22 @@
 // docs/convolution.md).
 //
 // Output row oh reads input rows 2 oh - 1 .. 2 oh + 1, and output column x reads input
-// columns 2 x - 1, 2 x, 2 x + 1. Per output row the kernel builds column quads [row
-// 2 oh - 1, 2 oh, 2 oh + 1, 0] with the stride-1 kernel's in-lane unpacks, de-interleaved
-// as they are stored: an even plane set over input columns 0, 2, 4, .. (its column x is
-// input column 2 x) and an odd set over columns -1, 1, 3, .. (column x is input column
-// 2 x - 1, one column more). Output byte f then takes kernel column 0 from odd byte f,
-// column 1 from even byte f and column 2 from odd byte f + C: three unaligned loads per
-// plane, no shuffle per tap, and the stride-1 kernel's phases (weights [w0, w1, w2, z],
-// lane order, requantization) unchanged. The quads' fourth byte is 0, so the weights' z
-// byte adds nothing and the -z dot product sums the three rows. The next row's planes
-// are built while the current row's dot products run (two plane sets).
+// columns 2 x - 1, 2 x, 2 x + 1. The kernel builds column quads of four input rows,
+// set(oh) = rows 2 oh - 1 .. 2 oh + 2, with the stride-1 kernel's in-lane unpacks,
+// de-interleaved as they are stored: an even plane set over input columns 0, 2, 4, ..
+// (its column x is input column 2 x) and an odd set over columns -1, 1, 3, .. (column x
+// is input column 2 x - 1, one column more). Output byte f takes kernel column 0 from
+// odd byte f, column 1 from even byte f and column 2 from odd byte f + C: unaligned
+// loads, no shuffle per tap, and the stride-1 kernel's phases (lane order,
+// requantization). A pair of output rows (oh, oh + 1) reads set(oh) and set(oh + 2),
+// and set(oh + 2) is also the next pair's first set, so each input row is shuffled
+// once per two output rows. Row oh weighs set(oh) with Wa = [w0, w1, w2, z]; row oh + 1
+// (input rows 2 oh + 1 .. 2 oh + 3) weighs set(oh) with Wb = [z, z, w0, w1] and
+// set(oh + 2) with Wc = [w2, z, z, z]; one dot product per set with -z in all four
+// bytes, shared by both rows, makes each z byte cancel and supplies -z times the row
+// sum (z: the B zero point, 0 when symmetric). Five dot products per kernel column and
+// pair (three without zero points). The next set is built while a pair's dot products
+// run (three plane sets in turn).
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -26,120 +32,195 @@
 namespace quire::conv {
 namespace {
 
-// Builds the quads of one output row, input rows rows[0..2] (null: padding), into the
-// even and odd plane sets in one pass over the input row, 64 bytes per chunk: input
-// byte f of column pair p (columns 2 p, 2 p + 1; f = 2 p C + c, 0 <= c < 2 C) goes to
-// plane byte f - p C of the even set when c < C (column 2 p is even column p) and of
-// the odd set otherwise (column 2 p + 1 is odd column p + 1), so a chunk is one store
-// per plane, or masked stores where it crosses from even to odd or to the next pair.
-// Bytes past the input row read the zero point (the odd column past an odd width);
-// the odd set's column 0, the padding column -1, is written once per call (zp_column).
-// A few chunks per step, so that the consume loop of the row before, which steps once
-// per output block, overlaps the builder's stores with its dot products.
+// The quads of 64 bytes of four rows at `at`, in-lane interleaved (the stride-1
+// kernel's order) into the four planes at `to`; with `m`, only those bytes.
+inline void quads(const uint8_t* const rows[4], int64_t at, uint8_t* const plane[4],
+                  int64_t to, __mmask64 m = ~0ull) {
+  __m512i x[4];
+  for (int s = 0; s < 4; ++s)
+    x[s] = m == ~0ull ? _mm512_loadu_si512(rows[s] + at) : _mm512_maskz_loadu_epi8(m, rows[s] + at);
+  const __m512i u0 = _mm512_unpacklo_epi8(x[0], x[1]), u1 = _mm512_unpackhi_epi8(x[0], x[1]);
+  const __m512i v0 = _mm512_unpacklo_epi8(x[2], x[3]), v1 = _mm512_unpackhi_epi8(x[2], x[3]);
+  const __m512i q[4] = {_mm512_unpacklo_epi16(u0, v0), _mm512_unpackhi_epi16(u0, v0),
+                        _mm512_unpacklo_epi16(u1, v1), _mm512_unpackhi_epi16(u1, v1)};
+  for (int j = 0; j < 4; ++j) {
+    if (m == ~0ull) _mm512_storeu_si512(plane[j] + to, q[j]);
+    else _mm512_mask_storeu_epi8(plane[j] + to, m, q[j]);
+  }
+}
+
+// Builds set(oh), input rows rows[0..3] (null: padding, read as a row of the zero
+// point), into the even and odd plane sets, one input column at a time: de-interleaving
+// is choosing the plane set and column each input column goes to. A column is whole
+// 64-byte chunks, the last one ending at the column's end (it overlaps the one before
+// when C is not a multiple of 64; C < 64: one masked chunk). Columns past the input
+// (the odd column past an odd width) are quads of the zero point, and the odd set's
+// column 0, the padding column -1, is written once per call (zp_column). A few
+// columns per step, so that the consume loop of the pair before, which steps once per
+// output block, overlaps the builder's work with its dot products.
 class PlaneBuilder {
  public:
   PlaneBuilder(int32_t zero_point, int C, int W, int OW, int64_t steps)
-      : zp_(_mm512_set1_epi8(static_cast<char>(zero_point))), C_(C),
-        in_bytes_(int64_t{W} * C), n_(int64_t{2} * OW * C),
-        per_step_(static_cast<int>(((n_ + 63) / 64 + steps - 1) / steps)) {}
+      : zp_row_(static_cast<size_t>(W) * C, static_cast<uint8_t>(zero_point)), C_(C), W_(W),
+        columns_(2 * OW), per_step_(static_cast<int>((2 * OW + steps - 1) / steps)),
+        next_(columns_) {}
 
-  // The quads of the padding column: [zp, zp, zp, 0].
+  // The quads of the padding column: the zero point in every byte.
   void zp_column(uint8_t* const plane[4]) const {
-    const __m512i q = _mm512_and_si512(zp_, _mm512_set1_epi32(0x00ffffff));
-    for (int j = 0; j < 4; ++j)
-      for (int c = 0; c < C_; c += 16)
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(plane[j] + c), _mm512_castsi512_si128(q));
+    const uint8_t* const rows[4] = {zp_row_.data(), zp_row_.data(), zp_row_.data(), zp_row_.data()};
+    column(rows, 0, plane, 0);
   }
 
   // planes[0]: the even set, planes[1]: the odd set.
-  void start(const uint8_t* const rows[3], uint8_t* const planes[2][4]) {
-    for (int s = 0; s < 3; ++s) rows_[s] = rows[s];
+  void start(const uint8_t* const rows[4], uint8_t* const planes[2][4]) {
+    for (int s = 0; s < 4; ++s) rows_[s] = rows[s] != nullptr ? rows[s] : zp_row_.data();
     for (int par = 0; par < 2; ++par)
       for (int j = 0; j < 4; ++j) plane_[par][j] = planes[par][j];
-    f_ = pair_ = piece_end_ = 0;
-    par_ = 0;
+    next_ = 0;
   }
   void step() {
-    for (int i = 0; i < per_step_ && f_ < n_; ++i) chunk();
+    for (int i = 0; i < per_step_ && next_ < columns_; ++i) build(next_++);
   }
   void finish() {
-    while (f_ < n_) chunk();
+    while (next_ < columns_) build(next_++);
   }
 
  private:
-  void chunk() {
-    const int64_t f = f_;
-    __m512i x[3];
-    if (f + 64 <= in_bytes_) {
-      for (int s = 0; s < 3; ++s) x[s] = rows_[s] == nullptr ? zp_ : _mm512_loadu_si512(rows_[s] + f);
+  // Input column ic: even column ic / 2, or odd column (ic + 1) / 2.
+  void build(int ic) {
+    const int par = ic & 1;
+    const int64_t to = int64_t{(ic + par) / 2} * C_;
+    if (ic < W_) {
+      column(rows_, int64_t{ic} * C_, plane_[par], to);
     } else {
-      const __mmask64 in = f < in_bytes_ ? (1ull << (in_bytes_ - f)) - 1 : 0;
-      for (int s = 0; s < 3; ++s)
-        x[s] = rows_[s] == nullptr || in == 0 ? zp_ : _mm512_mask_loadu_epi8(zp_, in, rows_[s] + f);
-    }
-    const __m512i zero = _mm512_setzero_si512();
-    const __m512i u0 = _mm512_unpacklo_epi8(x[0], x[1]), u1 = _mm512_unpackhi_epi8(x[0], x[1]);
-    const __m512i v0 = _mm512_unpacklo_epi8(x[2], zero), v1 = _mm512_unpackhi_epi8(x[2], zero);
-    const __m512i q[4] = {_mm512_unpacklo_epi16(u0, v0), _mm512_unpackhi_epi16(u0, v0),
-                          _mm512_unpacklo_epi16(u1, v1), _mm512_unpackhi_epi16(u1, v1)};
-    f_ = f + 64;
-    if (f_ <= piece_end_) {  // the whole chunk in one column
-      uint8_t* const* plane = plane_[par_];
-      for (int j = 0; j < 4; ++j) _mm512_storeu_si512(plane[j] + f - pair_ * C_, q[j]);
-      return;
-    }
-    const int64_t two_c = 2 * int64_t{C_}, valid = std::min<int64_t>(64, n_ - f);
-    for (int64_t i = 0; i < valid;) {
-      while ((pair_ + 1) * two_c <= f + i) ++pair_;
-      par_ = f + i - pair_ * two_c >= C_ ? 1 : 0;
-      piece_end_ = pair_ * two_c + (par_ + 1) * int64_t{C_};
-      const int64_t end = std::min(valid, piece_end_ - f);
-      const __mmask64 m = (end == 64 ? ~0ull : (1ull << end) - 1) & ~((1ull << i) - 1);
-      uint8_t* const* plane = plane_[par_];
-      for (int j = 0; j < 4; ++j) _mm512_mask_storeu_epi8(plane[j] + f - pair_ * C_, m, q[j]);
-      i = end;
+      const uint8_t* const zp[4] = {zp_row_.data(), zp_row_.data(), zp_row_.data(), zp_row_.data()};
+      column(zp, 0, plane_[par], to);
     }
   }
+  void column(const uint8_t* const rows[4], int64_t at, uint8_t* const plane[4], int64_t to) const {
+    if (C_ < 64) {
+      quads(rows, at, plane, to, (1ull << C_) - 1);
+      return;
+    }
+    int c = 0;
+    for (; c + 64 <= C_; c += 64) quads(rows, at + c, plane, to + c);
+    if (c < C_) quads(rows, at + C_ - 64, plane, to + C_ - 64);
+  }
 
-  __m512i zp_;
-  int C_;
-  int64_t in_bytes_, n_;  // the input row's bytes; the bytes of OW column pairs
-  int per_step_;
-  const uint8_t* rows_[3] = {};
+  std::vector<uint8_t> zp_row_;
+  int C_, W_;
+  int columns_, per_step_;
+  const uint8_t* rows_[4] = {};
   uint8_t* plane_[2][4] = {};
-  // The next chunk; the column pair, parity and end of the piece the last one ended in.
-  int64_t f_ = 0, pair_ = 0, piece_end_ = 0;
-  int par_ = 0;
+  int next_;  // the next input column (none before the first start)
 };
 
-// One output row from its planes: per chunk j, kernel column kw's quads are one load
-// and one dot product with [w0, w1, w2, z], and (ROW) one with -z in every byte.
-template <bool ROW, bool FBIAS>
-void row_out(const std::vector<Phase>& phases, const uint8_t* const planes[2][4], int C,
-             int64_t n, const Requant& rq, uint8_t* out, PlaneBuilder& next) {
+// A phase's weights for the second row of a pair (see the top): Wb = [z, z, w0, w1]
+// and Wc = [w2, z, z, z] from Wa = [w0, w1, w2, z].
+struct PairWeights {
+  __m512i b[3][4], c[3][4];
+};
+
+std::vector<PairWeights> pair_weights(const std::vector<Phase>& phases) {
+  std::vector<PairWeights> pw(phases.size());
+  for (size_t p = 0; p < phases.size(); ++p)
+    for (int j = 0; j < 4; ++j) {
+      const __m512i z = _mm512_sub_epi8(_mm512_setzero_si512(), phases[p].nz[j]);
+      for (int kw = 0; kw < 3; ++kw) {
+        const __m512i wa = phases[p].w[0][kw][j];
+        pw[p].b[kw][j] = _mm512_mask_blend_epi8(0x3333333333333333ull, _mm512_slli_epi32(wa, 16), z);
+        pw[p].c[kw][j] = _mm512_mask_blend_epi8(0xeeeeeeeeeeeeeeeeull, _mm512_srli_epi32(wa, 16), z);
+      }
+    }
+  return pw;
+}
+
+// One set's three kernel columns for output block f (planes[0]: even, [1]: odd).
+inline void columns_at(const uint8_t* const planes[2][4], int j, int64_t f, int C, __m512i v[3]) {
+  v[0] = _mm512_loadu_si512(planes[1][j] + f);
+  v[1] = _mm512_loadu_si512(planes[0][j] + f);
+  v[2] = _mm512_loadu_si512(planes[1][j] + f + C);
+}
+
+// The output rows of a pair (PAIR; else its first row only) from set(oh) `first` and
+// set(oh + 2) `second`. The first row's weights stay in registers, the second's are
+// memory operands.
+template <bool PAIR, bool ROW, bool FBIAS>
+void rows_out(const std::vector<Phase>& phases, const std::vector<PairWeights>& pw,
+              const uint8_t* const first[2][4], const uint8_t* const second[2][4], int C,
+              int64_t n, const Requant& rq, uint8_t* out, PlaneBuilder& next) {
   const int np = static_cast<int>(phases.size());
   const int64_t blocks = (n + 63) / 64;
   for (int p = 0; p < np && p < blocks; ++p) {
     const Phase& ph = phases[p];
+    const PairWeights& w2 = pw[p];
     __m512i w[3][4];
     for (int j = 0; j < 4; ++j)
       for (int kw = 0; kw < 3; ++kw) w[kw][j] = ph.w[0][kw][j];
     for (int64_t f = 64 * int64_t{p}; f < n; f += 64 * int64_t{np}) {
-      __m512i acc[4];
+      __m512i acc[4], acc2[4];
       for (int j = 0; j < 4; ++j) {
-        const __m512i v[3] = {_mm512_loadu_si512(planes[1][j] + f),
-                              _mm512_loadu_si512(planes[0][j] + f),
-                              _mm512_loadu_si512(planes[1][j] + f + C)};
-        acc[j] = ph.col[j];
+        __m512i a[3], b[3], sum = ph.col[j];
+        columns_at(first, j, f, C, a);
         if constexpr (ROW)
-          for (int kw = 0; kw < 3; ++kw) acc[j] = _mm512_dpbusd_epi32(acc[j], v[kw], ph.nz[j]);
-        for (int kw = 0; kw < 3; ++kw) acc[j] = _mm512_dpbusd_epi32(acc[j], v[kw], w[kw][j]);
+          for (int kw = 0; kw < 3; ++kw) sum = _mm512_dpbusd_epi32(sum, a[kw], ph.nz[j]);
+        acc[j] = sum;
+        for (int kw = 0; kw < 3; ++kw) acc[j] = _mm512_dpbusd_epi32(acc[j], a[kw], w[kw][j]);
+        if constexpr (PAIR) {
+          // Two chains of at most six dot products, as the first row's.
+          columns_at(second, j, f, C, b);
+          __m512i e = _mm512_setzero_si512();
+          acc2[j] = sum;
+          if constexpr (ROW)
+            for (int kw = 0; kw < 3; ++kw) e = _mm512_dpbusd_epi32(e, b[kw], ph.nz[j]);
+          for (int kw = 0; kw < 3; ++kw) {
+            acc2[j] = _mm512_dpbusd_epi32(acc2[j], a[kw], w2.b[kw][j]);
+            e = _mm512_dpbusd_epi32(e, b[kw], w2.c[kw][j]);
+          }
+          acc2[j] = _mm512_add_epi32(acc2[j], e);
+        }
       }
       store_block(out + f, n - f, requantize<FBIAS>(acc, ph, rq));
+      if constexpr (PAIR) store_block(out + n + f, n - f, requantize<FBIAS>(acc2, ph, rq));
       next.step();
     }
   }
 }
+
+// Three plane sets in turn, each tagged with the set(oh) of the image it holds.
+class SetRing {
+ public:
+  struct Tag {
+    int64_t image = -1;
+    int oh = 0;
+    bool operator==(const Tag&) const = default;
+  };
+  SetRing(uint8_t* const planes[3][2][4]) {
+    for (int k = 0; k < 3; ++k)
+      for (int par = 0; par < 2; ++par)
+        for (int j = 0; j < 4; ++j) planes_[k][par][j] = planes[k][par][j];
+  }
+  // The slot holding `t`, or -1.
+  int find(const Tag& t) const {
+    for (int k = 0; k < 3; ++k)
+      if (tag_[k] == t) return k;
+    return -1;
+  }
+  // A slot holding neither `keep0` nor `keep1`, now tagged `t`.
+  int claim(const Tag& t, const Tag& keep0, const Tag& keep1) {
+    for (int k = 0; k < 3; ++k)
+      if (!(tag_[k] == keep0) && !(tag_[k] == keep1)) {
+        tag_[k] = t;
+        return k;
+      }
+    return -1;  // unreachable: three slots, two kept
+  }
+  uint8_t* const (*planes(int k) const)[4] { return planes_[k]; }
+
+ private:
+  uint8_t* planes_[3][2][4];
+  Tag tag_[3];
+};
 
 template <bool ROW, bool FBIAS>
 void rows_run(const DepthwiseRowsArgs& a, const Natural& natural) {
@@ -151,46 +232,70 @@ void rows_run(const DepthwiseRowsArgs& a, const Natural& natural) {
   const int np = depthwise_column_phases(C);
   const int8_t* columns = a.W + PackedDepthWiseConvMatrix::packedBytes(C, 9);
   const std::vector<Phase> phases = gather_phases<ROW, FBIAS>(natural, columns, C, np);
-  // Two sets (the row being consumed, the next being built) of eight planes, each n + C
-  // bytes (the odd planes' length) rounded up to whole blocks, and a block more for the
-  // last block's loads at f + C. The bytes the builder never writes: the odd planes'
-  // padding column, and the tails, which only lanes past the row's end read.
+  const std::vector<PairWeights> pw = pair_weights(phases);
+  // Three sets of eight planes, each n + C bytes (the odd planes' length) rounded up to
+  // whole blocks, and a block more for the last block's loads at f + C. The bytes the
+  // builder never writes: the odd planes' padding column, and the tails, which only
+  // lanes past the row's end read.
   const int64_t stride = (n + C + 63) / 64 * 64 + 64;
   const aligned_unique_ptr<uint8_t> owned(
-      static_cast<uint8_t*>(fbgemmAlignedAlloc(64, static_cast<size_t>(16 * stride), true)));
-  uint8_t* buf = owned.get();
+      static_cast<uint8_t*>(fbgemmAlignedAlloc(64, static_cast<size_t>(24 * stride), true)));
   PlaneBuilder builder(r.a_zero_point, C, W, g.out[2], (n + 63) / 64);
-  uint8_t* planes[2][2][4];
-  for (int k = 0; k < 2; ++k) {
+  uint8_t* planes[3][2][4];
+  for (int k = 0; k < 3; ++k) {
     for (int par = 0; par < 2; ++par)
       for (int j = 0; j < 4; ++j) {
-        planes[k][par][j] = buf + ((k * 2 + par) * 4 + j) * stride;
+        planes[k][par][j] = owned.get() + ((k * 2 + par) * 4 + j) * stride;
         const int64_t end = n + par * C;
         std::memset(planes[k][par][j] + end, 0, static_cast<size_t>(stride - end));
       }
     builder.zp_column(planes[k][1]);
   }
-  const Requant rq = make_requant(r);
-  const auto rows_at = [&](int64_t row, const uint8_t* rows[3]) {
-    const int64_t image = row / OH;
-    const int oh = static_cast<int>(row % OH);
-    for (int s = 0; s < 3; ++s) {
-      const int ih = 2 * oh - 1 + s;
-      rows[s] = ih >= 0 && ih < H ? a.A + (image * H + ih) * in_row : nullptr;
+  SetRing ring(planes);
+  using Tag = SetRing::Tag;
+  const auto start = [&](const Tag& t, int slot) {
+    const uint8_t* rows[4];
+    for (int s = 0; s < 4; ++s) {
+      const int ih = 2 * t.oh - 1 + s;
+      rows[s] = ih >= 0 && ih < H ? a.A + (t.image * H + ih) * in_row : nullptr;
     }
+    builder.start(rows, ring.planes(slot));
   };
-  const uint8_t* rows[3];
-  rows_at(a.row_begin, rows);
-  builder.start(rows, planes[0]);
-  builder.finish();
-  int k = 0;
-  for (int64_t row = a.row_begin; row < a.row_end; ++row, k ^= 1) {
-    if (row + 1 < a.row_end) {
-      rows_at(row + 1, rows);
-      builder.start(rows, planes[k ^ 1]);
-    }
-    row_out<ROW, FBIAS>(phases, planes[k], C, n, rq, a.C + row * n, builder);
+  // A pair when the share has a second row in the same image.
+  const auto pair_at = [&](int64_t row) {
+    return row + 1 < a.row_end && row % OH + 1 < OH;
+  };
+  const auto tags = [&](int64_t row, Tag t[2]) {
+    t[0] = {row / OH, static_cast<int>(row % OH)};
+    t[1] = {t[0].image, t[0].oh + 2};
+  };
+  const Requant rq = make_requant(r);
+  for (int64_t row = a.row_begin; row < a.row_end;) {
+    const bool pair = pair_at(row);
+    Tag need[2];
+    tags(row, need);
+    if (!pair) need[1] = need[0];
+    // The sets this pair reads: finish the pending one, build a missing one.
     builder.finish();
+    for (const Tag& t : need)
+      if (ring.find(t) < 0) {
+        start(t, ring.claim(t, need[0], need[1]));
+        builder.finish();
+      }
+    // Ahead: the next step's first set not built yet.
+    const int64_t next = row + (pair ? 2 : 1);
+    if (next < a.row_end) {
+      Tag ahead[2];
+      tags(next, ahead);
+      const Tag t = ring.find(ahead[0]) < 0 || !pair_at(next) ? ahead[0] : ahead[1];
+      if (ring.find(t) < 0) start(t, ring.claim(t, need[0], need[1]));
+    }
+    const auto first = ring.planes(ring.find(need[0]));
+    const auto second = ring.planes(ring.find(need[1]));
+    uint8_t* out = a.C + row * n;
+    if (pair) rows_out<true, ROW, FBIAS>(phases, pw, first, second, C, n, rq, out, builder);
+    else rows_out<false, ROW, FBIAS>(phases, pw, first, first, C, n, rq, out, builder);
+    row = next;
   }
 }
 
