@@ -32,28 +32,48 @@
 namespace quire::conv {
 namespace {
 
-// The quads of 64 bytes of four rows at `at`, in-lane interleaved (the stride-1
-// kernel's order) into the four planes at `to`; with `m`, only those bytes.
+// The quads of BYTES (64, 32 or 16) bytes of four rows at `at`, in-lane interleaved
+// (the stride-1 kernel's order) into the four planes at `to`; with `m`, only those
+// bytes (64 only). The narrower widths finish a column whose size is not a multiple of
+// 64 at less cost than an overlapping 64-byte chunk.
+template <int BYTES>
 inline void quads(const uint8_t* const rows[4], int64_t at, uint8_t* const plane[4],
                   int64_t to, __mmask64 m = ~0ull) {
-  __m512i x[4];
-  for (int s = 0; s < 4; ++s)
-    x[s] = m == ~0ull ? _mm512_loadu_si512(rows[s] + at) : _mm512_maskz_loadu_epi8(m, rows[s] + at);
-  const __m512i u0 = _mm512_unpacklo_epi8(x[0], x[1]), u1 = _mm512_unpackhi_epi8(x[0], x[1]);
-  const __m512i v0 = _mm512_unpacklo_epi8(x[2], x[3]), v1 = _mm512_unpackhi_epi8(x[2], x[3]);
-  const __m512i q[4] = {_mm512_unpacklo_epi16(u0, v0), _mm512_unpackhi_epi16(u0, v0),
-                        _mm512_unpacklo_epi16(u1, v1), _mm512_unpackhi_epi16(u1, v1)};
-  for (int j = 0; j < 4; ++j) {
-    if (m == ~0ull) _mm512_storeu_si512(plane[j] + to, q[j]);
-    else _mm512_mask_storeu_epi8(plane[j] + to, m, q[j]);
+  if constexpr (BYTES == 64) {
+    __m512i x[4];
+    for (int s = 0; s < 4; ++s)
+      x[s] = m == ~0ull ? _mm512_loadu_si512(rows[s] + at) : _mm512_maskz_loadu_epi8(m, rows[s] + at);
+    const __m512i u0 = _mm512_unpacklo_epi8(x[0], x[1]), u1 = _mm512_unpackhi_epi8(x[0], x[1]);
+    const __m512i v0 = _mm512_unpacklo_epi8(x[2], x[3]), v1 = _mm512_unpackhi_epi8(x[2], x[3]);
+    const __m512i q[4] = {_mm512_unpacklo_epi16(u0, v0), _mm512_unpackhi_epi16(u0, v0),
+                          _mm512_unpacklo_epi16(u1, v1), _mm512_unpackhi_epi16(u1, v1)};
+    for (int j = 0; j < 4; ++j) {
+      if (m == ~0ull) _mm512_storeu_si512(plane[j] + to, q[j]);
+      else _mm512_mask_storeu_epi8(plane[j] + to, m, q[j]);
+    }
+  } else if constexpr (BYTES == 32) {
+    __m256i x[4];
+    for (int s = 0; s < 4; ++s) x[s] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows[s] + at));
+    const __m256i u0 = _mm256_unpacklo_epi8(x[0], x[1]), u1 = _mm256_unpackhi_epi8(x[0], x[1]);
+    const __m256i v0 = _mm256_unpacklo_epi8(x[2], x[3]), v1 = _mm256_unpackhi_epi8(x[2], x[3]);
+    const __m256i q[4] = {_mm256_unpacklo_epi16(u0, v0), _mm256_unpackhi_epi16(u0, v0),
+                          _mm256_unpacklo_epi16(u1, v1), _mm256_unpackhi_epi16(u1, v1)};
+    for (int j = 0; j < 4; ++j) _mm256_storeu_si256(reinterpret_cast<__m256i*>(plane[j] + to), q[j]);
+  } else {
+    __m128i x[4];
+    for (int s = 0; s < 4; ++s) x[s] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[s] + at));
+    const __m128i u0 = _mm_unpacklo_epi8(x[0], x[1]), u1 = _mm_unpackhi_epi8(x[0], x[1]);
+    const __m128i v0 = _mm_unpacklo_epi8(x[2], x[3]), v1 = _mm_unpackhi_epi8(x[2], x[3]);
+    const __m128i q[4] = {_mm_unpacklo_epi16(u0, v0), _mm_unpackhi_epi16(u0, v0),
+                          _mm_unpacklo_epi16(u1, v1), _mm_unpackhi_epi16(u1, v1)};
+    for (int j = 0; j < 4; ++j) _mm_storeu_si128(reinterpret_cast<__m128i*>(plane[j] + to), q[j]);
   }
 }
 
 // Builds set(oh), input rows rows[0..3] (null: padding, read as a row of the zero
 // point), into the even and odd plane sets, one input column at a time: de-interleaving
 // is choosing the plane set and column each input column goes to. A column is whole
-// 64-byte chunks, the last one ending at the column's end (it overlaps the one before
-// when C is not a multiple of 64; C < 64: one masked chunk). Columns past the input
+// 64-byte chunks, then 32 and 16 bytes as C needs. Columns past the input
 // (the odd column past an odd width) are quads of the zero point, and the odd set's
 // column 0, the padding column -1, is written once per call (zp_column). A few
 // columns per step, so that the consume loop of the pair before, which steps once per
@@ -98,13 +118,13 @@ class PlaneBuilder {
     }
   }
   void column(const uint8_t* const rows[4], int64_t at, uint8_t* const plane[4], int64_t to) const {
-    if (C_ < 64) {
-      quads(rows, at, plane, to, (1ull << C_) - 1);
-      return;
-    }
     int c = 0;
-    for (; c + 64 <= C_; c += 64) quads(rows, at + c, plane, to + c);
-    if (c < C_) quads(rows, at + C_ - 64, plane, to + C_ - 64);
+    for (; c + 64 <= C_; c += 64) quads<64>(rows, at + c, plane, to + c);
+    if (c + 32 <= C_) {
+      quads<32>(rows, at + c, plane, to + c);
+      c += 32;
+    }
+    if (c < C_) quads<16>(rows, at + c, plane, to + c);
   }
 
   std::vector<uint8_t> zp_row_;
@@ -115,26 +135,6 @@ class PlaneBuilder {
   int next_;  // the next input column (none before the first start)
 };
 
-// A phase's weights for the second row of a pair (see the top): Wb = [z, z, w0, w1]
-// and Wc = [w2, z, z, z] from Wa = [w0, w1, w2, z].
-struct PairWeights {
-  __m512i b[3][4], c[3][4];
-};
-
-std::vector<PairWeights> pair_weights(const std::vector<Phase>& phases) {
-  std::vector<PairWeights> pw(phases.size());
-  for (size_t p = 0; p < phases.size(); ++p)
-    for (int j = 0; j < 4; ++j) {
-      const __m512i z = _mm512_sub_epi8(_mm512_setzero_si512(), phases[p].nz[j]);
-      for (int kw = 0; kw < 3; ++kw) {
-        const __m512i wa = phases[p].w[0][kw][j];
-        pw[p].b[kw][j] = _mm512_mask_blend_epi8(0x3333333333333333ull, _mm512_slli_epi32(wa, 16), z);
-        pw[p].c[kw][j] = _mm512_mask_blend_epi8(0xeeeeeeeeeeeeeeeeull, _mm512_srli_epi32(wa, 16), z);
-      }
-    }
-  return pw;
-}
-
 // One set's three kernel columns for output block f (planes[0]: even, [1]: odd).
 inline void columns_at(const uint8_t* const planes[2][4], int j, int64_t f, int C, __m512i v[3]) {
   v[0] = _mm512_loadu_si512(planes[1][j] + f);
@@ -143,41 +143,37 @@ inline void columns_at(const uint8_t* const planes[2][4], int j, int64_t f, int 
 }
 
 // The output rows of a pair (PAIR; else its first row only) from set(oh) `first` and
-// set(oh + 2) `second`. The first row's weights stay in registers, the second's are
-// memory operands.
+// set(oh + 2) `second`: row oh weighs set(oh)'s quads, row oh + 1 the quads of rows
+// 2 oh + 1 .. 2 oh + 4, which two shifts and an or form from both sets' quads.
 template <bool PAIR, bool ROW, bool FBIAS>
-void rows_out(const std::vector<Phase>& phases, const std::vector<PairWeights>& pw,
-              const uint8_t* const first[2][4], const uint8_t* const second[2][4], int C,
-              int64_t n, const Requant& rq, uint8_t* out, PlaneBuilder& next) {
+void rows_out(const std::vector<Phase>& phases, const uint8_t* const first[2][4],
+              const uint8_t* const second[2][4], int C, int64_t n, const Requant& rq,
+              uint8_t* out, PlaneBuilder& next) {
   const int np = static_cast<int>(phases.size());
   const int64_t blocks = (n + 63) / 64;
   for (int p = 0; p < np && p < blocks; ++p) {
     const Phase& ph = phases[p];
-    const PairWeights& w2 = pw[p];
     __m512i w[3][4];
     for (int j = 0; j < 4; ++j)
       for (int kw = 0; kw < 3; ++kw) w[kw][j] = ph.w[0][kw][j];
     for (int64_t f = 64 * int64_t{p}; f < n; f += 64 * int64_t{np}) {
       __m512i acc[4], acc2[4];
       for (int j = 0; j < 4; ++j) {
-        __m512i a[3], b[3], sum = ph.col[j];
+        __m512i a[3];
         columns_at(first, j, f, C, a);
+        acc[j] = ph.col[j];
         if constexpr (ROW)
-          for (int kw = 0; kw < 3; ++kw) sum = _mm512_dpbusd_epi32(sum, a[kw], ph.nz[j]);
-        acc[j] = sum;
+          for (int kw = 0; kw < 3; ++kw) acc[j] = _mm512_dpbusd_epi32(acc[j], a[kw], ph.nz[j]);
         for (int kw = 0; kw < 3; ++kw) acc[j] = _mm512_dpbusd_epi32(acc[j], a[kw], w[kw][j]);
         if constexpr (PAIR) {
-          // Two chains of at most six dot products, as the first row's.
+          __m512i b[3];
           columns_at(second, j, f, C, b);
-          __m512i e = _mm512_setzero_si512();
-          acc2[j] = sum;
+          for (int kw = 0; kw < 3; ++kw)
+            b[kw] = _mm512_or_si512(_mm512_srli_epi32(a[kw], 16), _mm512_slli_epi32(b[kw], 16));
+          acc2[j] = ph.col[j];
           if constexpr (ROW)
-            for (int kw = 0; kw < 3; ++kw) e = _mm512_dpbusd_epi32(e, b[kw], ph.nz[j]);
-          for (int kw = 0; kw < 3; ++kw) {
-            acc2[j] = _mm512_dpbusd_epi32(acc2[j], a[kw], w2.b[kw][j]);
-            e = _mm512_dpbusd_epi32(e, b[kw], w2.c[kw][j]);
-          }
-          acc2[j] = _mm512_add_epi32(acc2[j], e);
+            for (int kw = 0; kw < 3; ++kw) acc2[j] = _mm512_dpbusd_epi32(acc2[j], b[kw], ph.nz[j]);
+          for (int kw = 0; kw < 3; ++kw) acc2[j] = _mm512_dpbusd_epi32(acc2[j], b[kw], w[kw][j]);
         }
       }
       store_block(out + f, n - f, requantize<FBIAS>(acc, ph, rq));
@@ -232,7 +228,6 @@ void rows_run(const DepthwiseRowsArgs& a, const Natural& natural) {
   const int np = depthwise_column_phases(C);
   const int8_t* columns = a.W + PackedDepthWiseConvMatrix::packedBytes(C, 9);
   const std::vector<Phase> phases = gather_phases<ROW, FBIAS>(natural, columns, C, np);
-  const std::vector<PairWeights> pw = pair_weights(phases);
   // Three sets of eight planes, each n + C bytes (the odd planes' length) rounded up to
   // whole blocks, and a block more for the last block's loads at f + C. The bytes the
   // builder never writes: the odd planes' padding column, and the tails, which only
@@ -293,8 +288,8 @@ void rows_run(const DepthwiseRowsArgs& a, const Natural& natural) {
     const auto first = ring.planes(ring.find(need[0]));
     const auto second = ring.planes(ring.find(need[1]));
     uint8_t* out = a.C + row * n;
-    if (pair) rows_out<true, ROW, FBIAS>(phases, pw, first, second, C, n, rq, out, builder);
-    else rows_out<false, ROW, FBIAS>(phases, pw, first, first, C, n, rq, out, builder);
+    if (pair) rows_out<true, ROW, FBIAS>(phases, first, second, C, n, rq, out, builder);
+    else rows_out<false, ROW, FBIAS>(phases, first, first, C, n, rq, out, builder);
     row = next;
   }
 }
