@@ -8,16 +8,16 @@
 // (its column x is input column 2 x) and an odd set over columns -1, 1, 3, .. (column x
 // is input column 2 x - 1, one column more). Output byte f takes kernel column 0 from
 // odd byte f, column 1 from even byte f and column 2 from odd byte f + C: unaligned
-// loads, no shuffle per tap, and the stride-1 kernel's phases (lane order,
-// requantization). A pair of output rows (oh, oh + 1) reads set(oh) and set(oh + 2),
-// and set(oh + 2) is also the next pair's first set, so each input row is shuffled
-// once per two output rows. Row oh weighs set(oh) with Wa = [w0, w1, w2, z]; row oh + 1
-// (input rows 2 oh + 1 .. 2 oh + 3) weighs set(oh) with Wb = [z, z, w0, w1] and
-// set(oh + 2) with Wc = [w2, z, z, z]; one dot product per set with -z in all four
-// bytes, shared by both rows, makes each z byte cancel and supplies -z times the row
-// sum (z: the B zero point, 0 when symmetric). Five dot products per kernel column and
-// pair (three without zero points). The next set is built while a pair's dot products
-// run (three plane sets in turn).
+// loads, no shuffle per tap, and the stride-1 kernel's phases (weights [w0, w1, w2, z],
+// lane order, requantization). A pair of output rows (oh, oh + 1) reads set(oh) and
+// set(oh + 2), which is also the next pair's first set, so each input row is shuffled
+// once per two output rows. Row oh weighs set(oh)'s quads; row oh + 1 needs rows
+// 2 oh + 1 .. 2 oh + 3, whose quads, with row 2 oh + 4 as the fourth byte, are the upper
+// half of set(oh)'s and the lower half of set(oh + 2)'s: two shifts and an or per
+// vector, then the same weights. As at stride 1, the fourth byte's weight z cancels
+// against the dot product with -z in all four bytes, which supplies -z times the row
+// sum (z: the B zero point; no such product when all are 0). The next set is built
+// while a pair's dot products run (three plane sets in turn).
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -33,24 +33,19 @@ namespace quire::conv {
 namespace {
 
 // The quads of BYTES (64, 32 or 16) bytes of four rows at `at`, in-lane interleaved
-// (the stride-1 kernel's order) into the four planes at `to`; with `m`, only those
-// bytes (64 only). The narrower widths finish a column whose size is not a multiple of
-// 64 at less cost than an overlapping 64-byte chunk.
+// (the stride-1 kernel's order) into the four planes at `to`. The narrower widths end a
+// column whose size is not a multiple of 64 (C % 16 == 0) at less cost than an
+// overlapping 64-byte chunk.
 template <int BYTES>
-inline void quads(const uint8_t* const rows[4], int64_t at, uint8_t* const plane[4],
-                  int64_t to, __mmask64 m = ~0ull) {
+inline void quads(const uint8_t* const rows[4], int64_t at, uint8_t* const plane[4], int64_t to) {
   if constexpr (BYTES == 64) {
     __m512i x[4];
-    for (int s = 0; s < 4; ++s)
-      x[s] = m == ~0ull ? _mm512_loadu_si512(rows[s] + at) : _mm512_maskz_loadu_epi8(m, rows[s] + at);
+    for (int s = 0; s < 4; ++s) x[s] = _mm512_loadu_si512(rows[s] + at);
     const __m512i u0 = _mm512_unpacklo_epi8(x[0], x[1]), u1 = _mm512_unpackhi_epi8(x[0], x[1]);
     const __m512i v0 = _mm512_unpacklo_epi8(x[2], x[3]), v1 = _mm512_unpackhi_epi8(x[2], x[3]);
     const __m512i q[4] = {_mm512_unpacklo_epi16(u0, v0), _mm512_unpackhi_epi16(u0, v0),
                           _mm512_unpacklo_epi16(u1, v1), _mm512_unpackhi_epi16(u1, v1)};
-    for (int j = 0; j < 4; ++j) {
-      if (m == ~0ull) _mm512_storeu_si512(plane[j] + to, q[j]);
-      else _mm512_mask_storeu_epi8(plane[j] + to, m, q[j]);
-    }
+    for (int j = 0; j < 4; ++j) _mm512_storeu_si512(plane[j] + to, q[j]);
   } else if constexpr (BYTES == 32) {
     __m256i x[4];
     for (int s = 0; s < 4; ++s) x[s] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows[s] + at));
@@ -211,10 +206,11 @@ class SetRing {
       }
     return -1;  // unreachable: three slots, two kept
   }
-  uint8_t* const (*planes(int k) const)[4] { return planes_[k]; }
+  using Planes = uint8_t* [2][4];  // [even set, odd set][j]
+  const Planes& planes(int k) const { return planes_[k]; }
 
  private:
-  uint8_t* planes_[3][2][4];
+  Planes planes_[3];
   Tag tag_[3];
 };
 
@@ -257,9 +253,7 @@ void rows_run(const DepthwiseRowsArgs& a, const Natural& natural) {
     builder.start(rows, ring.planes(slot));
   };
   // A pair when the share has a second row in the same image.
-  const auto pair_at = [&](int64_t row) {
-    return row + 1 < a.row_end && row % OH + 1 < OH;
-  };
+  const auto pair_at = [&](int64_t row) { return row + 1 < a.row_end && row % OH + 1 < OH; };
   const auto tags = [&](int64_t row, Tag t[2]) {
     t[0] = {row / OH, static_cast<int>(row % OH)};
     t[1] = {t[0].image, t[0].oh + 2};
@@ -285,8 +279,8 @@ void rows_run(const DepthwiseRowsArgs& a, const Natural& natural) {
       const Tag t = ring.find(ahead[0]) < 0 || !pair_at(next) ? ahead[0] : ahead[1];
       if (ring.find(t) < 0) start(t, ring.claim(t, need[0], need[1]));
     }
-    const auto first = ring.planes(ring.find(need[0]));
-    const auto second = ring.planes(ring.find(need[1]));
+    const SetRing::Planes& first = ring.planes(ring.find(need[0]));
+    const SetRing::Planes& second = ring.planes(ring.find(need[1]));
     uint8_t* out = a.C + row * n;
     if (pair) rows_out<true, ROW, FBIAS>(phases, first, second, C, n, rq, out, builder);
     else rows_out<false, ROW, FBIAS>(phases, first, first, C, n, rq, out, builder);
