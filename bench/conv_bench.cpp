@@ -117,14 +117,26 @@ void write_json(const std::string& path, const std::string& cpu, const Options& 
   f << "]}\n";
 }
 
+// The stride-2 depthwise layers have their own geomean, so that the stride-1 one stays
+// comparable with runs from before they joined the set.
+bool stride2(const Row& r) {
+  return r.path == optimized_conv_t::depthwise && r.shape.p.stride[0] == 2;
+}
+
 // Geomeans over each kind of shape, next to the figures the convolution issue quotes
 // for FBGEMM (measured on a machine with about twice this one's vpdpbusd peak).
 void print_summary(const std::vector<Row>& rows, double bandwidth) {
   std::vector<double> fused, plain, fused_ratio, dw, dw_sym, dw_gbs, gw, gw_sym, gw_gemm;
+  std::vector<double> dw2, dw2_sym;
   std::printf("\nsummary (geomeans)\n");
   for (const Row& r : rows) {
     switch (r.path) {
       case optimized_conv_t::depthwise:
+        if (stride2(r)) {
+          dw2.push_back(r.conv.gops);
+          if (r.symmetric) dw2_sym.push_back(r.symmetric->gops);
+          break;
+        }
         dw.push_back(r.conv.gops);
         dw_gbs.push_back(r.bytes / r.conv.timing.median / 1e9);
         if (r.symmetric) dw_sym.push_back(r.symmetric->gops);
@@ -152,6 +164,9 @@ void print_summary(const std::vector<Row>& rows, double bandwidth) {
                 "GB/s = %.0f%% of the %.1f GB/s memcpy bandwidth\n",
                 geomean(dw), geomean(dw_sym), geomean(dw_gbs), 100 * geomean(dw_gbs) / bandwidth,
                 bandwidth);
+  if (!dw2.empty())
+    std::printf("  depthwise stride 2 %6.1f GOPS, symmetric B %.1f\n", geomean(dw2),
+                geomean(dw2_sym));
   if (!gw.empty())
     std::printf("  groupwise         %7.1f GOPS, symmetric B %.1f (FBGEMM direct ~66 on Zen 4, "
                 "target >= 100); as GEMM %.1f GOPS (FBGEMM 3..13)\n",
@@ -159,10 +174,10 @@ void print_summary(const std::vector<Row>& rows, double bandwidth) {
 }
 
 void print_summary_line(const std::vector<Row>& rows, const Options& opt, int failed) {
-  auto class_geomean = [&](bool (*in_class)(optimized_conv_t)) -> std::optional<double> {
+  auto class_geomean = [&](bool (*in_class)(const Row&)) -> std::optional<double> {
     std::vector<double> gops;
     for (const Row& r : rows)
-      if (in_class(r.path)) gops.push_back(r.conv.gops);
+      if (in_class(r)) gops.push_back(r.conv.gops);
     if (gops.empty()) return std::nullopt;
     return geomean(gops);
   };
@@ -171,13 +186,15 @@ void print_summary_line(const std::vector<Row>& rows, const Options& opt, int fa
       .add("isa", std::string(instSetName(fbgemmInstructionSet())))
       .add("threads", static_cast<long long>(opt.threads))
       .add("shapes", static_cast<long long>(rows.size()))
-      .add("dense_gops", class_geomean([](optimized_conv_t p) {
-             return p == optimized_conv_t::im2col || p == optimized_conv_t::pointwise;
+      .add("dense_gops", class_geomean([](const Row& r) {
+             return r.path == optimized_conv_t::im2col || r.path == optimized_conv_t::pointwise;
            }), 1)
-      .add("depthwise_gops",
-           class_geomean([](optimized_conv_t p) { return p == optimized_conv_t::depthwise; }), 1)
+      .add("depthwise_gops", class_geomean([](const Row& r) {
+             return r.path == optimized_conv_t::depthwise && !stride2(r);
+           }), 1)
+      .add("depthwise_s2_gops", class_geomean(stride2), 1)
       .add("groupwise_gops",
-           class_geomean([](optimized_conv_t p) { return p == optimized_conv_t::groupwise; }), 1)
+           class_geomean([](const Row& r) { return r.path == optimized_conv_t::groupwise; }), 1)
       .add("checks", std::string(failed ? "FAILED" : "exact"))
       .print(stdout);
 }

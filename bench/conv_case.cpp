@@ -14,6 +14,9 @@ std::vector<ConvShape> conv_shapes() {
   const auto conv3x3 = [](int hw, int c, int g) {
     return P(1, c, c, {hw, hw}, g, {3, 3}, {1, 1}, {1, 1, 1, 1});
   };
+  const auto dw_stride2 = [](int hw, int c) {
+    return P(1, c, c, {hw, hw}, c, {3, 3}, {2, 2}, {1, 1, 1, 1});
+  };
   return {
       {"resnet50 3x3 56x56x64", conv3x3(56, 64, 1)},
       {"resnet50 3x3 28x28x128", conv3x3(28, 128, 1)},
@@ -25,6 +28,10 @@ std::vector<ConvShape> conv_shapes() {
       {"mobilenetv2 dw 28x28x192", conv3x3(28, 192, 192)},
       {"mobilenetv2 dw 14x14x576", conv3x3(14, 576, 576)},
       {"mobilenetv2 dw 7x7x960", conv3x3(7, 960, 960)},
+      {"mobilenetv2 dw s2 112x112x96", dw_stride2(112, 96)},
+      {"mobilenetv2 dw s2 56x56x144", dw_stride2(56, 144)},
+      {"mobilenetv2 dw s2 28x28x192", dw_stride2(28, 192)},
+      {"mobilenetv2 dw s2 14x14x576", dw_stride2(14, 576)},
       {"resnext 3x3 G=32 56x56x128", conv3x3(56, 128, 32)},
   };
 }

@@ -31,7 +31,10 @@ void depthwise_conv(const ConvGeometry& g, const uint8_t* A, const int8_t* packe
     conv::DepthwiseRowsArgs rows{&g, A, packed, C, &r, 0, 0};
     fbgemmPartition1D(thread_id, num_threads, int64_t{g.batch} * g.out[0] * g.out[1],
                       rows.row_begin, rows.row_end);
-    if (rows.row_begin < rows.row_end) conv::depthwise_rows_avx512vnni(rows);
+    if (rows.row_begin < rows.row_end) {
+      if (g.stride[1] == 1) conv::depthwise_rows_avx512vnni(rows);
+      else conv::depthwise_rows_s2_avx512vnni(rows);
+    }
     return;
   }
   const conv::ChannelParams natural(r, channels);
@@ -93,9 +96,12 @@ bool depthwise_rows_fit(const detail::ConvGeometry& g, const detail::DirectRequa
   bool fit = C == g.in_channels && depthwise_has_columns(C, g.kernel_prod()) &&
              g.kernel[0] == 1 && g.stride[0] == 1 && g.pad_begin[0] == 0 &&
              g.out[0] == g.in[0] && (r.channels_per_q == 1 || r.channels_per_q >= C);
+  // Stride 1 in both dimensions with the input's size out, or stride 2 in both (the
+  // stride-2 kernel reads padding past the input's end, so any end pad).
+  const int stride = g.stride[1];
   for (int d = 1; d < 3; ++d)
-    fit = fit && g.kernel[d] == 3 && g.stride[d] == 1 && g.dilation[d] == 1 &&
-          g.pad_begin[d] == 1 && g.out[d] == g.in[d];
+    fit = fit && g.kernel[d] == 3 && g.dilation[d] == 1 && g.pad_begin[d] == 1 &&
+          g.stride[d] == stride && (stride == 2 || (stride == 1 && g.out[d] == g.in[d]));
   if (!fit) return false;
   // z and -z must both fit a byte of the dot products' weights. A reduction without early
   // exit: vectorized, a large layer's zero points cost little.

@@ -1,7 +1,8 @@
-// The row kernel of the common depthwise layer (docs/convolution.md, "Depthwise"): 3x3,
-// stride 1, pad 1, dilation 1, 2D, channel multiplier 1, IC a multiple of 16, B zero
-// points in [-127, 127]. It walks output rows, not pixels, and needs AVX512-VNNI; the
-// other shapes and paths run the pixel kernel (depthwise_kernel.h).
+// The row kernels of the common depthwise layers (docs/convolution.md, "Depthwise"): 3x3,
+// stride 1 or 2 (both spatial dimensions), begin pad 1, dilation 1, 2D, channel
+// multiplier 1, IC a multiple of 16, B zero points in [-127, 127]. They walk output
+// rows, not pixels, and need AVX512-VNNI; the other shapes and paths run the pixel
+// kernel (depthwise_kernel.h).
 #pragma once
 
 #include <cstdint>
@@ -22,9 +23,11 @@ struct DepthwiseRowsArgs {
   int64_t row_begin, row_end;
 };
 
-// Whether the row kernel takes this layer.
+// Whether a row kernel takes this layer.
 bool depthwise_rows_fit(const detail::ConvGeometry& g, const detail::DirectRequant& r);
 
+// Stride 1 (output size = input size) and stride 2 (any output size).
 void depthwise_rows_avx512vnni(const DepthwiseRowsArgs& a);
+void depthwise_rows_s2_avx512vnni(const DepthwiseRowsArgs& a);
 
 }  // namespace quire::conv
