@@ -37,6 +37,20 @@ struct SpanCase {
   }
 };
 
+// Per-channel quantization parameters for the reference requantization.
+ref::QuantParams out_channel_params(int N, int32_t a_zp, const std::vector<int32_t>& b_zp,
+                                    const std::vector<int32_t>& row_offsets,
+                                    const std::vector<int32_t>& col_offsets) {
+  ref::QuantParams qp;
+  qp.granularity = Gran::OUT_CHANNEL;
+  qp.nCol = static_cast<uint32_t>(N);
+  qp.Aq_zero_point = a_zp;
+  qp.Bq_zero_point = b_zp.data();
+  qp.row_offsets = row_offsets.data();
+  qp.col_offsets = col_offsets.data();
+  return qp;
+}
+
 // The rows of thread t's last A block, as fbgemmPacked's partition and MCB give them.
 struct Rows {
   int begin, end;
@@ -107,13 +121,7 @@ void run_span_case(const SpanCase& c) {
     col_off[size_t(j)] = 1000 * j - 77;
     mult[size_t(j)] = 0.0007f + 0.0001f * float(j % 7);
   }
-  ref::QuantParams qp;
-  qp.granularity = Gran::OUT_CHANNEL;
-  qp.nCol = static_cast<uint32_t>(N);
-  qp.Aq_zero_point = 3;
-  qp.Bq_zero_point = b_zp.data();
-  qp.row_offsets = sums.data();
-  qp.col_offsets = col_off.data();
+  const ref::QuantParams qp = out_channel_params(N, 3, b_zp, sums, col_off);
   std::vector<uint8_t> expected(size_t(M) * N);
   ref::requantize_u8<int32_t>(expected.data(), raw.data(), block_type_t{0, M, 0, N}, N, N, qp,
                               mult.data(), 9, nullptr, nullptr, false);
@@ -196,13 +204,7 @@ TEST_P(GemmRowSpans, AnOpWithItsOwnRowOffsetsReadsThem) {
     for (int i = 0; i < M; ++i) own_full[size_t(i)] = own[size_t(i % mcb)];
     std::vector<int32_t> b_zp(static_cast<size_t>(N), 2), col_off(static_cast<size_t>(N), 0);
     std::vector<float> mult(static_cast<size_t>(N), 0.001f);
-    ref::QuantParams qp;
-    qp.granularity = Gran::OUT_CHANNEL;
-    qp.nCol = static_cast<uint32_t>(N);
-    qp.Aq_zero_point = 0;
-    qp.Bq_zero_point = b_zp.data();
-    qp.row_offsets = own_full.data();
-    qp.col_offsets = col_off.data();
+    const ref::QuantParams qp = out_channel_params(N, 0, b_zp, own_full, col_off);
     std::vector<uint8_t> expected(size_t(M) * N), C(size_t(M) * N, 0xA5);
     ref::requantize_u8<int32_t>(expected.data(), raw.data(), block_type_t{0, M, 0, N}, N, N, qp,
                                 mult.data(), 100, nullptr, nullptr, false);

@@ -176,11 +176,7 @@ void rows_run(const DepthwiseRowsArgs& a, const Natural& natural) {
 
 void depthwise_rows_avx512vnni(const DepthwiseRowsArgs& a) {
   const Natural n = natural_params(*a.r, a.g->out_channels);
-  const bool row = n.any_zp, fbias = a.r->bias_kind == detail::BiasKind::float32;
-  if (row && fbias) rows_run<true, true>(a, n);
-  else if (row) rows_run<true, false>(a, n);
-  else if (fbias) rows_run<false, true>(a, n);
-  else rows_run<false, false>(a, n);
+  with_row_and_bias(n, *a.r, [&]<bool ROW, bool FBIAS>() { rows_run<ROW, FBIAS>(a, n); });
 }
 
 }  // namespace quire::conv

@@ -174,5 +174,16 @@ Requant make_requant(const detail::DirectRequant& r) {
   return rq;
 }
 
+// Runs run.template operator()<ROW, FBIAS>() for the layer: ROW when some B zero point
+// is nonzero (the row-sum dot products), FBIAS for a float bias.
+template <class Run>
+void with_row_and_bias(const Natural& n, const detail::DirectRequant& r, Run&& run) {
+  const bool row = n.any_zp, fbias = r.bias_kind == detail::BiasKind::float32;
+  if (row && fbias) run.template operator()<true, true>();
+  else if (row) run.template operator()<true, false>();
+  else if (fbias) run.template operator()<false, true>();
+  else run.template operator()<false, false>();
+}
+
 }  // namespace
 }  // namespace quire::conv
