@@ -233,19 +233,28 @@ struct EpilogueKernels {
     // would load them and take their branches again.
     const Args a = args;
     const Out o(a);
+    if (a.zp.row_offsets != nullptr) few_rows_walk<kRows, true>(o, a, bias_i32);
+    else few_rows_walk<kRows, false>(o, a, bias_i32);
+  }
+
+  // The whole chunks in a loop of their own (no lane masks), then the partial one.
+  template <int kRows, bool kRowTerm, class Out, class Args>
+  static void few_rows_walk(const Out& o, const Args& a, const int32_t* bias_i32) {
     const ZeroPointCorrection& zp = a.zp;
     I row_offset[kRows];
-    for (int r = 0; r < kRows; ++r)
-      row_offset[r] = V::set1i(zp.row_offsets != nullptr ? zp.row_offsets[r] : 0);
-    for (int c0 = 0; c0 < a.cols; c0 += W) {
-      const Lanes l(a.cols - c0);
+    for (int r = 0; r < kRows; ++r) row_offset[r] = V::set1i(kRowTerm ? zp.row_offsets[r] : 0);
+    const auto chunk = [&](int c0, const Lanes& l) __attribute__((always_inline)) {
       const Chunk<Out> ch = make_chunk(zp, o, bias_i32, c0, l);
       for (int r = 0; r < kRows; ++r) {
         I raw = V::addi(V::load(a.in + r * a.ld_in + c0, l), ch.col_term);
-        if (zp.row_offsets != nullptr) raw = V::subi(raw, V::mullo(ch.b_zp, row_offset[r]));
+        if constexpr (kRowTerm) raw = V::subi(raw, V::mullo(ch.b_zp, row_offset[r]));
         o.store(a.out + r * a.ld_out + c0, l, raw, ch.cols);
       }
-    }
+    };
+    const Lanes all(W);
+    int c0 = 0;
+    for (; c0 + W <= a.cols; c0 += W) chunk(c0, all);
+    if (c0 < a.cols) chunk(c0, Lanes(a.cols - c0));
   }
 
   // The walk shared by both requantizations; Out is ToU8 or ToF32.
