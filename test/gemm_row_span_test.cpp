@@ -94,7 +94,8 @@ void run_span_case(const SpanCase& c) {
   const auto check_buffer = [&](const int32_t* buffer, int t) {
     const Rows r = last_block(t);
     for (int i = r.begin; i < r.end; ++i)
-      ASSERT_EQ(buffer[i - r.begin], sums[size_t(i)]) << "thread " << t << ", row offset of row " << i;
+      ASSERT_EQ(buffer[i - r.begin], sums[size_t(i)])
+          << "thread " << t << ", row offset of row " << i;
   };
 
   // int32 output (memCopy, which reads no row offsets: spans too), against the plain product.

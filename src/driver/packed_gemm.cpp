@@ -28,27 +28,27 @@ BlockingFactors call_blocking(const PackedGemmCall& c) {
 
 // Whether row spans (run_packed_gemm) may run and pay: quire's packer (it says which
 // blocks it reads in place and can skip its sums), an op the kernels apply or one that
-// reads no row offsets (memCopy), one K block of
-// one group, several blocks, at least two blocks per span, and one column slice (wider
-// outputs reuse a block's A across slices, which a larger span would push out of L1).
+// reads no row offsets (memCopy), one K block of one group, several blocks, at least two
+// blocks per span, and one column slice (wider outputs reuse a block's A across slices,
+// which a larger span would push out of L1).
 bool spans_pay_off(const PackedGemmCall& c, const GemmShape& s, const BlockingFactors& bf,
                    const ThreadTile& tile) {
-  return (c.requantize_tile != nullptr || c.op_reads_no_row_offsets) && c.pack_deferring_sums != nullptr &&
-         c.a_row_offsets != nullptr && s.groups == 1 && s.K <= bf.KCB / 2 &&
-         tile.m1 - tile.m0 > bf.MCB && tile.n1 - tile.n0 <= bf.NR;
+  const bool op_fits = c.requantize_tile != nullptr || c.op_reads_no_row_offsets;
+  return op_fits && c.pack_deferring_sums != nullptr && c.a_row_offsets != nullptr &&
+         s.groups == 1 && s.K <= bf.KCB / 2 && tile.m1 - tile.m0 > bf.MCB &&
+         tile.n1 - tile.n0 <= bf.NR;
 }
 
 // Whether the op takes its row offsets from the packer's buffer (or has no row term), so
 // that a span's sums can stand in for them; an op with an array of its own indexes it per
 // block and keeps per-block runs.
-bool op_reads_packer_sums(const PackedGemmCall& c, const GemmShape& s, const ThreadTile& tile,
+bool op_reads_packer_sums(const PackedGemmCall& c, const ThreadTile& tile,
                           const BlockingFactors& bf, KernelOutputArgs& args) {
   if (c.requantize_tile == nullptr) return c.op_reads_no_row_offsets;
   const int mc = std::min(bf.MCB, tile.m1 - tile.m0), nc = std::min(bf.NCB, tile.n1 - tile.n0);
   const block_type_t block{tile.m0, mc, tile.n0, nc};
   int32_t* c_tile = c.C_buffer + int64_t{tile.m0} * c.ldc + tile.n0;
-  if (s.N == 0 || !c.requantize_tile(c.op, c.C, c_tile, block, static_cast<int>(c.ldc), args))
-    return false;
+  if (!c.requantize_tile(c.op, c.C, c_tile, block, static_cast<int>(c.ldc), args)) return false;
   const ZeroPointCorrection& zp = args.to_float ? args.f32.zp : args.u8.zp;
   return zp.row_offsets == nullptr || zp.row_offsets == c.a_row_offsets;
 }
@@ -94,7 +94,8 @@ void run_packed_gemm(const PackedGemmCall& c) {
     // rest. Under two slices the pass costs more than the per-step split it saves
     // (156800x16x36: 8% slower on avx512, 12% on avx2).
     WideABlock wide(kernels.widen_a(), a.data, a.ld, mc, kc);
-    WideABlock* wide_a = kernels.widen_a() != nullptr && tile.n1 - tile.n0 > bf.NR ? &wide : nullptr;
+    WideABlock* wide_a =
+        kernels.widen_a() != nullptr && tile.n1 - tile.n0 > bf.NR ? &wide : nullptr;
     for (int32_t jc = tile.n0; jc < tile.n1; jc += bf.NCB) {
       const int nc = std::min(bf.NCB, tile.n1 - jc);
       const int32_t col = g * s.N + jc;
@@ -121,7 +122,7 @@ void run_packed_gemm(const PackedGemmCall& c) {
   };
 
   int32_t ic = tile.m0;
-  if (spans_pay_off(c, s, bf, tile) && op_reads_packer_sums(c, s, tile, bf, rq.args)) {
+  if (spans_pay_off(c, s, bf, tile) && op_reads_packer_sums(c, tile, bf, rq.args)) {
     // Row spans: where quire's packer reads A in place, consecutive blocks of one K block
     // are rows that follow each other in memory, so several run as one block, up to one
     // packed block's bytes (MCB x KCB) of A. Their sums go to a scratch the op is pointed
@@ -165,7 +166,8 @@ void run_packed_gemm(const PackedGemmCall& c) {
         a = PackedABlock{nullptr, 0};
       }
       if (rows > 0) {
-        run_block(ic, rows, 0, 0, s.K, PackedABlock{base, lda}, defer_sums ? sums : nullptr, sums);
+        run_block(ic, rows, 0, 0, s.K, PackedABlock{base, lda}, defer_sums ? sums : nullptr,
+                  sums);
         ic += rows;
       }
       // A block in place but not following the span starts the next one, packed again
