@@ -31,6 +31,7 @@
 // steps add into lane (i, 0) only, through ones in the first lane of each row). The sums
 // are stored one int32 per row, and a stage's row term multiplies them in place.
 #include <cstddef>
+#include <cstdlib>
 #include <functional>
 #include <stdexcept>
 
@@ -83,7 +84,7 @@ class NarrowEmitter final : public TileLoopEmitter {
       : TileLoopEmitter(a, s.mr), s_(s), vnni_(detail::traits(s.isa).vnni), acc16_(s.acc16),
         np_(s.nr <= 4 ? 4 : 8),
         rpv_(16 / np_), vectors_((s.mr + rpv_ - 1) / rpv_), blocked_(vnni_ && np_ == 4),
-        blocked8_(vnni_ && np_ == 8), groups_((s.mr + 3) / 4),
+        diagonal_(vnni_ && np_ == 8 && (s.row_sums || getenv("X_DIAG"))),
         dot_(a, s.isa, dot_style(s), true,
              DotRegs{x86::zmm(M::a_even()), x86::zmm(M::a_odd()), x86::zmm(M::product()),
                      x86::zmm(M::constant())}),
@@ -94,10 +95,10 @@ class NarrowEmitter final : public TileLoopEmitter {
   // Blocked main loop (vnni, Np = 4), registers in NarrowRegMap.
   static x86::Zmm acc4(int g, int n) { return x86::zmm(M::acc4(g, n)); }
   static x86::Zmm bcol(int n) { return x86::zmm(M::bcol(n)); }
-  int steps_per_block() const override { return blocked_ || blocked8_ ? 4 : 1; }
+  int steps_per_block() const override { return blocked_ || diagonal_ ? 4 : 1; }
 
   void dot_block() override {
-    if (blocked8_) return block8(4);
+    if (diagonal_) return diagonal_block();
     x86::Xmm rows[4], t[2];
     for (int i = 0; i < 4; ++i) rows[i] = x86::xmm(M::b_row(i));
     for (int i = 0; i < 2; ++i) t[i] = x86::xmm(M::transpose_tmp(i));
@@ -123,7 +124,7 @@ class NarrowEmitter final : public TileLoopEmitter {
     for (int g = 0; g < vectors_; ++g) {
       const x86::Zmm av = avec(g);
       const int first = 4 * g, rows_in_group = std::min(4, s_.mr - first);
-      load_block_rows(av, first, rows_in_group, x86::zmm(M::transpose_tmp(0)));  // free after the B transpose
+      load_block_rows(av, first, rows_in_group);
       for (int n = 0; n < 4; ++n) dot_.multiply_add(acc4(g, n), {av, av}, {bcol(n), bcol(n)});
       if (s_.row_sums) a_.vpdpbusd(row_sum(g), av, ones());
     }
@@ -132,7 +133,16 @@ class NarrowEmitter final : public TileLoopEmitter {
   // acc16: each int32 lane = its low int16 sum + its high one. Blocked: lane (i, q) of
   // acc4[g][n] -> lane (i, n), added to the one-step accumulator of g.
   void finish_accumulators() override {
-    if (blocked8_) return fold8();
+    if (diagonal_) {  // lane (i, q) of a row's sum: its steps = q mod 4 -> every lane
+      const x86::Zmm x = x86::zmm(M::product());
+      for (int v = 0; v < vectors_ && s_.row_sums; ++v) {
+        a_.vpshufd(x, row_sum(v), 0x4E);
+        a_.vpaddd(row_sum(v), row_sum(v), x);
+        a_.vpshufd(x, row_sum(v), 0xB1);
+        a_.vpaddd(row_sum(v), row_sum(v), x);
+      }
+      return;
+    }
     if (acc16_) {
       const x86::Zmm ones = bvec();  // free after the K loop
       dot_.word_constant(ones, 15);
@@ -162,138 +172,50 @@ class NarrowEmitter final : public TileLoopEmitter {
     }
   }
 
-  // Blocked8 (vnni, Np = 8): 4 K steps at once over groups of 4 rows, as blocked Np = 4
-  // but with acc8(g, n) for all 3 x 8 and no one-step accumulators; B's columns go
-  // through the stack. The k4_steps % 4 leftover steps run as one more block with zero A
-  // bytes past them.
-  static x86::Zmm acc8(int g, int n) { return x86::zmm(8 * g + n); }
-  static x86::Zmm rs8(int g) { return x86::zmm(24 + g); }
-  static x86::Zmm ablk(int g) { return x86::zmm(27 + g); }
-  x86::Mem b_slot(int n) const { return x86::xmmword_ptr(x86::rsp, b_slots() + 32 * (n % 4) + 16 * (n / 4)); }
-
-  // B rows t .. t+3 (rows from `steps` on read row t: their A bytes are zero) transposed
-  // to the slots: ymm j = [column j | column j + 4], each 4 steps.
-  void transpose_b8(int steps) {
-    // Step 3 is read with the cursor one step on (base + 2 * b_step), then put back.
-    const auto row = [&](int s) {
-      if (s >= steps || s == 0) return x86::ymmword_ptr(kBCursor);
-      return x86::ymmword_ptr(kBCursor, kBStep, s == 1 ? 0 : 1);
-    };
-    const x86::Ymm r0 = ablk(0).ymm(), r1 = ablk(1).ymm(), r2 = ablk(2).ymm();
-    const x86::Ymm r3 = x86::ymm(30), out = x86::ymm(31);
-    a_.vmovdqu32(r0, row(0));
-    a_.vpunpckldq(r1, r0, row(1));
-    a_.vpunpckhdq(r0, r0, row(1));
-    a_.vmovdqu32(r2, row(2));
-    if (steps > 3) a_.add(kBCursor, kBStep);
-    a_.vpunpckldq(r3, r2, row(3));
-    a_.vpunpckhdq(r2, r2, row(3));
-    if (steps > 3) a_.sub(kBCursor, kBStep);
-    a_.vpunpcklqdq(out, r1, r3);
-    a_.vmovdqu32(x86::ymmword_ptr(x86::rsp, b_slots()), out);
-    a_.vpunpckhqdq(out, r1, r3);
-    a_.vmovdqu32(x86::ymmword_ptr(x86::rsp, b_slots() + 32), out);
-    a_.vpunpcklqdq(r1, r0, r2);
-    a_.vmovdqu32(x86::ymmword_ptr(x86::rsp, b_slots() + 64), r1);
-    a_.vpunpckhqdq(r1, r0, r2);
-    a_.vmovdqu32(x86::ymmword_ptr(x86::rsp, b_slots() + 96), r1);
-  }
-
-  // Row r's first 4 * steps bytes in the low xmm of x (zero above).
-  void load_row_part(const x86::Xmm& x, int r, int steps) {
-    x86::Mem m = row_operand(r);
-    if (steps == 1) {
-      a_.vmovd(x, m);
-      return;
+  // Diagonal loop (vnni, Np = 8): 4 K steps at once straight into the one-step layout.
+  //   A vector v, 128-bit lanes = row 2v's 16 bytes twice, then row 2v + 1's twice;
+  //     A(rho) = A with each lane's dwords rotated by rho (vpshufd): dword q = step q + rho
+  //   B(rho), 128-bit lane L, dword q = B[step (q + rho) % 4][column 4 (L % 2) + q]
+  //     (one ymm blended from the 4 B rows, its halves repeated by vinserti64x4)
+  //   acc[v] += vpdpbusd(A(rho), B(rho)) for rho = 0..3
+  // so lane (L, q) of acc[v] sums row 2v + L / 2, column 4 (L % 2) + q over all 4 steps.
+  // Row sums: rs[v] += vpdpbusd(A, ones) keeps step q in lane (., q); the leftover one-step
+  // loop adds into lane (., 0) only, and finish_accumulators() folds q away.
+  static x86::Zmm bdiag(int rho) { return x86::zmm(M::b() + rho); }
+  void diagonal_block() {
+    // D(rho) dword q (both halves) from B row (q + rho) % 4: row 0 loaded whole, rows 1, 2
+    // blended in, then row 3 (base + 3 b_step, not an x86 scale) with the cursor a step
+    // on, put back afterwards.
+    const auto lanes = [](int s, int rho) { const int q = (s - rho + 4) % 4; return (1 << q) | (1 << (q + 4)); };
+    for (int rho = 0; rho < 4; ++rho) {
+      const x86::Ymm d = bdiag(rho).ymm();
+      a_.vmovdqu(d, x86::ymmword_ptr(kBCursor));
+      a_.vpblendd(d, d, x86::ymmword_ptr(kBCursor, kBStep, 0), lanes(1, rho));
+      a_.vpblendd(d, d, x86::ymmword_ptr(kBCursor, kBStep, 1), lanes(2, rho));
     }
-    m.setSize(8);
-    a_.vmovq(x, m);
-    if (steps == 3) {
-      m.setSize(4);
-      m.addOffset(8);
-      a_.vpinsrd(x, x, m, 2);
+    a_.add(kBCursor, kBStep);
+    for (int rho = 0; rho < 4; ++rho) {
+      const x86::Ymm d = bdiag(rho).ymm();
+      a_.vpblendd(d, d, x86::ymmword_ptr(kBCursor, kBStep, 1), lanes(3, rho));
     }
-  }
-
-  void block8(int steps) {
-    transpose_b8(steps);
-    for (int g = 0; g < groups_; ++g) {
-      const int first = 4 * g, rows = std::min(4, s_.mr - first);
-      if (steps == 4) {
-        load_block_rows(ablk(g), first, rows, x86::zmm(30));
-        continue;
+    a_.sub(kBCursor, kBStep);
+    for (int rho = 0; rho < 4; ++rho) a_.vinserti64x4(bdiag(rho), bdiag(rho), bdiag(rho).ymm(), 1);
+    const x86::Zmm rot = x86::zmm(16), hi = x86::zmm(17);
+    for (int v = 0; v < vectors_; ++v) {
+      const x86::Zmm av = avec(v);
+      const int first = 2 * v;
+      a_.vbroadcasti32x4(av, block_operand(first));
+      if (first + 1 < s_.mr) {
+        a_.vbroadcasti32x4(hi.ymm(), block_operand(first + 1));
+        a_.vinserti64x4(av, av, hi.ymm(), 1);
       }
-      const x86::Zmm av = ablk(g), hi = x86::zmm(30), t = x86::zmm(31);
-      load_row_part(av.xmm(), first, steps);
-      if (rows > 1) {
-        load_row_part(t.xmm(), first + 1, steps);
-        a_.vinserti32x4(av.ymm(), av.ymm(), t.xmm(), 1);
+      a_.vpdpbusd(acc(v), av, bdiag(0));
+      for (int rho = 1; rho < 4; ++rho) {
+        const uint32_t kRotate[4] = {0, 0x39, 0x4E, 0x93};
+        a_.vpshufd(rot, av, kRotate[rho]);
+        a_.vpdpbusd(acc(v), rot, bdiag(rho));
       }
-      if (rows < 3) continue;
-      load_row_part(hi.xmm(), first + 2, steps);
-      if (rows > 3) {
-        load_row_part(t.xmm(), first + 3, steps);
-        a_.vinserti32x4(hi.ymm(), hi.ymm(), t.xmm(), 1);
-      }
-      a_.vinserti64x4(av, av, hi.ymm(), 1);
-    }
-    const x86::Zmm b = x86::zmm(30);
-    for (int n = 0; n < s_.nr; ++n) {
-      a_.vbroadcasti32x4(b, b_slot(n));
-      for (int g = 0; g < groups_; ++g) a_.vpdpbusd(acc8(g, n), ablk(g), b);
-    }
-    if (s_.row_sums)
-      for (int g = 0; g < groups_; ++g) a_.vpdpbusd(rs8(g), ablk(g), x86::dword_ptr(ones_)._1to16());
-  }
-
-  // The 1 .. 3 leftover steps (kKCount) as one block; kKCount = 1 then ends the loop.
-  void tail8() {
-    Label two = a_.newLabel(), three = a_.newLabel(), done = a_.newLabel();
-    a_.cmp(kKCount, 2);
-    a_.je(two);
-    a_.ja(three);
-    block8(1);
-    a_.jmp(done);
-    a_.bind(two);
-    block8(2);
-    a_.jmp(done);
-    a_.bind(three);
-    block8(3);
-    a_.bind(done);
-    a_.mov(kKCount.r32(), 1);
-  }
-
-  // acc8(g, n) lane (i, q) -> acc(2g + i / 2) lane (i % 2, n) summed over q; row sums:
-  // lane (i, q) -> row_sum(2g + i / 2), every lane of its row.
-  void fold8() {
-    const x86::Zmm lo = x86::zmm(27), x = x86::zmm(28), y = x86::zmm(29), u0 = x86::zmm(30),
-                   u1 = x86::zmm(31);
-    for (int g = 0; g < groups_; ++g) {
-      const auto col = [&](int n) { return acc8(g, std::min(n, s_.nr - 1)); };
-      for (int h = 0; h < 2; ++h) {
-        const int c = 4 * h;
-        a_.vpunpckldq(x, col(c), col(c + 1));
-        a_.vpunpckhdq(y, col(c), col(c + 1));
-        a_.vpaddd(u0, x, y);
-        a_.vpunpckldq(x, col(c + 2), col(c + 3));
-        a_.vpunpckhdq(y, col(c + 2), col(c + 3));
-        a_.vpaddd(u1, x, y);
-        a_.vpunpcklqdq(x, u0, u1);
-        a_.vpunpckhqdq(y, u0, u1);
-        a_.vpaddd(h == 0 ? lo : x, x, y);
-      }
-      for (int v = 2 * g; v < std::min(2 * g + 2, vectors_); ++v) {
-        a_.vmovdqu64(acc(v), x86::zmmword_ptr(fold_index_, 64 * (v - 2 * g)));
-        a_.vpermi2q(acc(v), lo, x);
-      }
-    }
-    for (int g = groups_ - 1; g >= 0 && s_.row_sums; --g) {
-      a_.vpshufd(u0, rs8(g), 0x4E);
-      a_.vpaddd(rs8(g), rs8(g), u0);
-      a_.vpshufd(u0, rs8(g), 0xB1);
-      a_.vpaddd(rs8(g), rs8(g), u0);
-      if (2 * g + 1 < vectors_) a_.vshufi32x4(row_sum(2 * g + 1), rs8(g), rs8(g), 0xFA);
-      a_.vshufi32x4(row_sum(2 * g), rs8(g), rs8(g), 0x50);
+      if (s_.row_sums) a_.vpdpbusd(row_sum(v), av, ones());
     }
   }
 
@@ -301,18 +223,13 @@ class NarrowEmitter final : public TileLoopEmitter {
   // 128-bit lane i of av = row first + i's 16 bytes, i < rows (lanes past them: zero or
   // the lower rows, never stored). Two ymm pairs joined by one insert: merge-masked
   // 512-bit broadcasts cost about 20% more on Zen 4 (156800 x 4 x 36).
-  void load_block_rows(const x86::Zmm& av, int first, int rows, const x86::Zmm& hi) {
-    // Registers 16..31 (blocked8) need the EVEX forms; the others keep the shorter VEX.
-    const bool evex = av.id() >= 16 || hi.id() >= 16;
-    const auto load = [&](const x86::Xmm& x, const x86::Mem& m) { evex ? a_.vmovdqu32(x, m) : a_.vmovdqu(x, m); };
-    const auto insert = [&](const x86::Ymm& y, const x86::Mem& m) {
-      evex ? a_.vinserti32x4(y, y, m, 1) : a_.vinserti128(y, y, m, 1);
-    };
-    load(av.xmm(), block_operand(first));
-    if (rows > 1) insert(av.ymm(), block_operand(first + 1));
+  void load_block_rows(const x86::Zmm& av, int first, int rows) {
+    const x86::Zmm hi = x86::zmm(M::transpose_tmp(0));  // free after the B transpose
+    a_.vmovdqu(av.xmm(), block_operand(first));
+    if (rows > 1) a_.vinserti128(av.ymm(), av.ymm(), block_operand(first + 1), 1);
     if (rows < 3) return;
-    load(hi.xmm(), block_operand(first + 2));
-    if (rows > 3) insert(hi.ymm(), block_operand(first + 3));
+    a_.vmovdqu(hi.xmm(), block_operand(first + 2));
+    if (rows > 3) a_.vinserti128(hi.ymm(), hi.ymm(), block_operand(first + 3), 1);
     a_.vinserti64x4(av, av, hi.ymm(), 1);
   }
 
@@ -324,7 +241,7 @@ class NarrowEmitter final : public TileLoopEmitter {
 
   static x86::Zmm acc(int v) { return x86::zmm(M::acc(v)); }
   static x86::Zmm avec(int v) { return x86::zmm(M::avec(v)); }
-  x86::Zmm row_sum(int v) const { return blocked8_ ? x86::zmm(24 + v) : x86::zmm(M::row_sum(v, blocked_)); }
+  x86::Zmm row_sum(int v) const { return x86::zmm(M::row_sum(v, blocked_)); }
   static x86::Zmm ones() { return x86::zmm(M::ones()); }
   static x86::Zmm bvec() { return x86::zmm(M::b()); }
   // Opmasks: k1..k(rpv-1) select row i's lanes in the A vector; k7 the N output lanes.
@@ -337,21 +254,14 @@ class NarrowEmitter final : public TileLoopEmitter {
 
   // The stage's temporaries are A vectors, free after the K loop.
   OutputStageEmitter::Layout stage_layout() const {
-    OutputStageEmitter::Layout l{true, s_.mr, 1, s_.nr, avec(0), avec(1), Label(), !acc16_ && !blocked8_};
+    OutputStageEmitter::Layout l{true, s_.mr, 1, s_.nr, avec(0), avec(1), Label(), !acc16_};
     l.rows_per_vector = rpv_;
     for (int i = 0; i < rpv_; ++i) l.row_lanes[static_cast<size_t>(i)] = row_lanes(i);
     return l;
   }
-  int frame_bytes() const override { return b_slots() + (blocked8_ ? 128 : 0); }
-  // Blocked8's B columns: after the stage's frame, or after the saved rsp.
-  int b_slots() const { return s_.stage.requantize ? OutputStageEmitter::kFrameBytes : blocked8_ ? 64 : 0; }
+  int frame_bytes() const override { return s_.stage.requantize ? OutputStageEmitter::kFrameBytes : 0; }
   void embed_data() override {
     stage_.embed_data();
-    if (blocked8_) {  // vpermi2q: rows (0, 1) and (2, 3) of the folded column halves
-      a_.align(AlignMode::kData, 64);
-      a_.bind(fold_index_);
-      for (int q : {0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15}) a_.embedUInt64(q);
-    }
     if (!s_.row_sums) return;
     // ones_: 64 one-bytes; then the ones of each row's first lane (blocked leftovers);
     // then the lane of each row's first column, for gathering the sums (vpermd).
@@ -359,7 +269,7 @@ class NarrowEmitter final : public TileLoopEmitter {
     a_.bind(ones_);
     for (int i = 0; i < 16; ++i) a_.embedInt32(0x01010101);
     a_.bind(ones_first_);
-    for (int i = 0; i < 16; ++i) a_.embedInt32(i % np_ == 0 ? 0x01010101 : 0);
+    for (int i = 0; i < 16; ++i) a_.embedInt32(i % (diagonal_ ? 4 : np_) == 0 ? 0x01010101 : 0);
     a_.bind(first_lanes_);
     for (int i = 0; i < 16; ++i) a_.embedInt32((i % rpv_) * np_);
   }
@@ -405,17 +315,10 @@ class NarrowEmitter final : public TileLoopEmitter {
     if (s_.stage.requantize && s_.nr != np_)
       for (int i = 1; i < rpv_; ++i) set_mask(row_lanes(i), ((1u << s_.nr) - 1) << (i * np_));
     dot_.load_constant();
-    if (s_.row_sums && !blocked8_) a_.vpbroadcastd(ones(), x86::dword_ptr(ones_));
+    if (s_.row_sums) a_.vpbroadcastd(ones(), x86::dword_ptr(ones_));
   }
 
   void zero_accumulators() override {
-    if (blocked8_) {
-      for (int g = 0; g < groups_; ++g) {
-        for (int n = 0; n < s_.nr; ++n) a_.vpxord(acc8(g, n), acc8(g, n), acc8(g, n));
-        if (s_.row_sums) a_.vpxord(rs8(g), rs8(g), rs8(g));
-      }
-      return;
-    }
     if (stage_.starts_at_column_term()) stage_.init_accumulators([](int v, int) { return acc(v); });
     for (int v = 0; v < vectors_; ++v) {
       if (s_.row_sums) a_.vpxord(row_sum(v), row_sum(v), row_sum(v));
@@ -428,7 +331,6 @@ class NarrowEmitter final : public TileLoopEmitter {
   // One 4-deep K step: the B vector once, then per A vector the row broadcasts and the
   // dot product.
   void dot_step() override {
-    if (blocked8_) return tail8();
     const x86::Zmm b_odd = x86::zmm(M::b_odd());
     const x86::Mem b_src = x86::ptr(kBCursor);
     const x86::Vec b_raw = dot_.b_load(bvec(), b_odd);
@@ -442,7 +344,7 @@ class NarrowEmitter final : public TileLoopEmitter {
       for (int i = 1; i < rows; ++i) a_.k(row_mask(i)).vpbroadcastd(av, row_operand(first + i));
       dot_.multiply_add(acc(v), dot_.split_a(av), b);
       if (s_.row_sums) {
-        if (blocked_) a_.vpdpbusd(row_sum(v), av, x86::zmmword_ptr(ones_first_));
+        if (blocked_ || diagonal_) a_.vpdpbusd(row_sum(v), av, x86::zmmword_ptr(ones_first_));
         else a_.vpdpbusd(row_sum(v), av, ones());
       }
     }
@@ -525,12 +427,10 @@ class NarrowEmitter final : public TileLoopEmitter {
   KernelSpec s_;
   bool vnni_, acc16_;
   int np_, rpv_, vectors_;
-  bool blocked_, blocked8_;
-  int groups_;
+  bool blocked_, diagonal_;
   DotEmitter dot_;
   OutputStageEmitter stage_;
   Label ones_ = a_.newLabel(), ones_first_ = a_.newLabel(), first_lanes_ = a_.newLabel();
-  Label fold_index_ = a_.newLabel();
 };
 
 }  // namespace
