@@ -22,13 +22,15 @@
 // loop an unpack-add tree folds q away, giving lane (i, n), the layout of the one-step
 // accumulators, to which it is added. The remaining k4_steps % 4 steps run one by one.
 //
-// With row sums on avx512_vnni, Np = 8 takes 4 K steps at once too, but without a fold:
-// the "diagonal" loop (diagonal_block) rotates the A dwords (vpshufd) against B vectors
-// blended along the 4 x 4 diagonals, so its accumulators already have the one-step layout
-// and the leftover steps run one by one into them. Its row sums need one vpdpbusd per
-// vector and 4 steps instead of one per step. 156800 x {5, 8} x 36, u8: 1.09x and 1.07x.
-// (A blocked loop with N = 4's fold was slower: 24 accumulators to fold per tile, about a
-// third of the int32 time at K = 36.)
+// On avx512_vnni, Np = 8 takes 4 K steps at once too, but without a fold: the "diagonal"
+// loop (diagonal_block) rotates the A dwords (vpshufd) against B vectors blended along
+// the 4 x 4 diagonals, so its accumulators already have the one-step layout and the
+// leftover steps run one by one into them. It has 1/4 of the one-step loop's merge-masked
+// broadcasts, and its row sums one vpdpbusd per vector and 4 steps instead of per step.
+// 156800 x 5 x 36: 1.07x (u8), 1.09x (int32); x 8 x 36: 1.07x, 1.02x (row-sum kernels,
+// the bench's path); without row sums about 1% (x 8 x 36, int32). A blocked loop with
+// N = 4's fold was slower: 24 accumulators to fold per tile cost about a third of the
+// int32 time at K = 36.
 //
 // With a requantizing output stage (output_stage_emitter.h) the vectors are requantized
 // in registers on the last K block and leave as uint8 or float.
@@ -62,7 +64,9 @@ namespace {
 // A vectors 3..5 are free): acc4[g][n] after the store temporary, B columns in the 4
 // registers from B on, the 4 loaded B rows and the 2 transpose temporaries in free ones;
 // the 3 row sums in the registers left (accumulator 5, the constant, the store's); the
-// ones of the row sums in the last register.
+// ones of the row sums in the last register. Diagonal loop (vnni, Np = 8): the one-step
+// loop's accumulators, A vectors and row sums; B(rho) in the 4 registers from B on, the
+// rotated A in the product register.
 struct NarrowRegMap {
   static constexpr int kVectors = 6;
   static int acc(int v) { return v; }
@@ -91,7 +95,7 @@ class NarrowEmitter final : public TileLoopEmitter {
       : TileLoopEmitter(a, s.mr), s_(s), vnni_(detail::traits(s.isa).vnni), acc16_(s.acc16),
         np_(s.nr <= 4 ? 4 : 8),
         rpv_(16 / np_), vectors_((s.mr + rpv_ - 1) / rpv_), blocked_(vnni_ && np_ == 4),
-        diagonal_(vnni_ && np_ == 8 && s.row_sums),
+        diagonal_(vnni_ && np_ == 8),
         dot_(a, s.isa, dot_style(s), true,
              DotRegs{x86::zmm(M::a_even()), x86::zmm(M::a_odd()), x86::zmm(M::product()),
                      x86::zmm(M::constant())}),
