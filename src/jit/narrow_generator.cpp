@@ -200,7 +200,10 @@ class NarrowEmitter final : public TileLoopEmitter {
     // D(rho) dword q (both halves) from B row (q + rho) % 4: row 0 loaded whole, rows 1, 2
     // blended in, then row 3 (base + 3 b_step, not an x86 scale) with the cursor a step
     // on, put back afterwards.
-    const auto lanes = [](int s, int rho) { const int q = (s - rho + 4) % 4; return (1 << q) | (1 << (q + 4)); };
+    const auto lanes = [](int s, int rho) {  // dword q of both halves, q = (s - rho) mod 4
+      const int q = (s - rho + 4) % 4;
+      return (1 << q) | (1 << (q + 4));
+    };
     for (int rho = 0; rho < 4; ++rho) {
       const x86::Ymm d = bdiag(rho).ymm();
       a_.vmovdqu(d, x86::ymmword_ptr(kBCursor));
@@ -222,7 +225,7 @@ class NarrowEmitter final : public TileLoopEmitter {
       if (first + 1 < s_.mr) a_.k(kUpperHalf).vbroadcasti32x4(av, block_operand(first + 1));
       a_.vpdpbusd(acc(v), av, bdiag(0));
       for (int rho = 1; rho < 4; ++rho) {
-        const uint32_t kRotate[4] = {0, 0x39, 0x4E, 0x93};
+        constexpr uint32_t kRotate[4] = {0xE4, 0x39, 0x4E, 0x93};  // dword q <- q + rho
         a_.vpshufd(rot, av, kRotate[rho]);
         a_.vpdpbusd(acc(v), rot, bdiag(rho));
       }
