@@ -27,7 +27,7 @@
 // the 4 x 4 diagonals, so its accumulators already have the one-step layout and the
 // leftover steps run one by one into them. It has 1/4 of the one-step loop's merge-masked
 // broadcasts, and its row sums one vpdpbusd per vector and 4 steps instead of per step.
-// 156800 x 5 x 36: 1.07x (u8), 1.09x (int32); x 8 x 36: 1.07x, 1.02x (row-sum kernels,
+// 156800 x 5 x 36: 1.05x (u8), 1.07x (int32); x 8 x 36: 1.06x, 1.02x (row-sum kernels,
 // the bench's path); without row sums about 1% (x 8 x 36, int32). A blocked loop with
 // N = 4's fold was slower: 24 accumulators to fold per tile cost about a third of the
 // int32 time at K = 36.
