@@ -24,6 +24,8 @@ namespace {
 using detail::Isa;
 
 constexpr int kDepths[] = {1, 3, 4, 17, 64, 65};
+// Narrow kernels: also 2 and 3 steps past the 4-step blocks (8, 28), and 36 (2 blocks + 1).
+constexpr int kNarrowDepths[] = {1, 3, 4, 8, 17, 28, 36, 64, 65};
 
 // 1, then L-1, L, L+1 around every multiple of L up to NR (within [1, NR]).
 std::vector<int> nr_set(int lanes, int NR) {
@@ -94,7 +96,7 @@ TEST_P(KernelSweep, NarrowKernels) {
     if (form.wide_a) continue;  // a column kernel form only
     for (int mr = 1; mr <= rows; ++mr)
       for (int nr = 3; nr <= 8; ++nr)
-        for (int k : kDepths)
+        for (int k : kNarrowDepths)
           for (bool accumulate : {false, true})
             for (int ldc_pad : {0, 1 + mr % 3}) {  // 0 with nr = 4 or 8: the whole-row stores
               ++seed;

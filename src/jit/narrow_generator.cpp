@@ -22,6 +22,16 @@
 // loop an unpack-add tree folds q away, giving lane (i, n), the layout of the one-step
 // accumulators, to which it is added. The remaining k4_steps % 4 steps run one by one.
 //
+// On avx512_vnni, Np = 8 takes 4 K steps at once too, but without a fold: the "diagonal"
+// loop (diagonal_block) rotates the A dwords (vpshufd) against B vectors blended along
+// the 4 x 4 diagonals, so its accumulators already have the one-step layout and the
+// leftover steps run one by one into them. It has 1/4 of the one-step loop's merge-masked
+// broadcasts, and its row sums one vpdpbusd per vector and 4 steps instead of per step.
+// 156800 x 5 x 36: 1.05x (u8), 1.07x (int32); x 8 x 36: 1.06x, 1.02x (row-sum kernels,
+// the bench's path); without row sums about 1% (x 8 x 36, int32). A blocked loop with
+// N = 4's fold was slower: 24 accumulators to fold per tile cost about a third of the
+// int32 time at K = 36.
+//
 // With a requantizing output stage (output_stage_emitter.h) the vectors are requantized
 // in registers on the last K block and leave as uint8 or float.
 //
@@ -54,7 +64,9 @@ namespace {
 // A vectors 3..5 are free): acc4[g][n] after the store temporary, B columns in the 4
 // registers from B on, the 4 loaded B rows and the 2 transpose temporaries in free ones;
 // the 3 row sums in the registers left (accumulator 5, the constant, the store's); the
-// ones of the row sums in the last register.
+// ones of the row sums in the last register. Diagonal loop (vnni, Np = 8): the one-step
+// loop's accumulators, A vectors and row sums; B(rho) in the 4 registers from B on, the
+// rotated A in the product register.
 struct NarrowRegMap {
   static constexpr int kVectors = 6;
   static int acc(int v) { return v; }
@@ -83,6 +95,7 @@ class NarrowEmitter final : public TileLoopEmitter {
       : TileLoopEmitter(a, s.mr), s_(s), vnni_(detail::traits(s.isa).vnni), acc16_(s.acc16),
         np_(s.nr <= 4 ? 4 : 8),
         rpv_(16 / np_), vectors_((s.mr + rpv_ - 1) / rpv_), blocked_(vnni_ && np_ == 4),
+        diagonal_(vnni_ && np_ == 8),
         dot_(a, s.isa, dot_style(s), true,
              DotRegs{x86::zmm(M::a_even()), x86::zmm(M::a_odd()), x86::zmm(M::product()),
                      x86::zmm(M::constant())}),
@@ -93,9 +106,10 @@ class NarrowEmitter final : public TileLoopEmitter {
   // Blocked main loop (vnni, Np = 4), registers in NarrowRegMap.
   static x86::Zmm acc4(int g, int n) { return x86::zmm(M::acc4(g, n)); }
   static x86::Zmm bcol(int n) { return x86::zmm(M::bcol(n)); }
-  int steps_per_block() const override { return blocked_ ? 4 : 1; }
+  int steps_per_block() const override { return blocked_ || diagonal_ ? 4 : 1; }
 
   void dot_block() override {
+    if (diagonal_) return diagonal_block();
     x86::Xmm rows[4], t[2];
     for (int i = 0; i < 4; ++i) rows[i] = x86::xmm(M::b_row(i));
     for (int i = 0; i < 2; ++i) t[i] = x86::xmm(M::transpose_tmp(i));
@@ -130,6 +144,16 @@ class NarrowEmitter final : public TileLoopEmitter {
   // acc16: each int32 lane = its low int16 sum + its high one. Blocked: lane (i, q) of
   // acc4[g][n] -> lane (i, n), added to the one-step accumulator of g.
   void finish_accumulators() override {
+    if (diagonal_) {  // lane (i, q) of a row's sum: its steps = q mod 4 -> every lane
+      const x86::Zmm x = x86::zmm(M::product());
+      for (int v = 0; v < vectors_ && s_.row_sums; ++v) {
+        a_.vpshufd(x, row_sum(v), 0x4E);
+        a_.vpaddd(row_sum(v), row_sum(v), x);
+        a_.vpshufd(x, row_sum(v), 0xB1);
+        a_.vpaddd(row_sum(v), row_sum(v), x);
+      }
+      return;
+    }
     if (acc16_) {
       const x86::Zmm ones = bvec();  // free after the K loop
       dot_.word_constant(ones, 15);
@@ -156,6 +180,56 @@ class NarrowEmitter final : public TileLoopEmitter {
       a_.vpunpckhqdq(y, u0, u1);
       a_.vpaddd(x, x, y);
       a_.vpaddd(acc(g), acc(g), x);
+    }
+  }
+
+  // Diagonal loop (vnni, Np = 8): 4 K steps at once straight into the one-step layout.
+  //   A vector v, 128-bit lanes = row 2v's 16 bytes twice, then row 2v + 1's twice;
+  //     A(rho) = A with each lane's dwords rotated by rho (vpshufd): dword q = step q + rho
+  //   B(rho), 128-bit lane L, dword q = B[step (q + rho) % 4][column 4 (L % 2) + q]
+  //     (one ymm blended from the 4 B rows, its halves repeated by vinserti64x4)
+  //   acc[v] += vpdpbusd(A(rho), B(rho)) for rho = 0..3
+  // so lane (L, q) of acc[v] sums row 2v + L / 2, column 4 (L % 2) + q over all 4 steps.
+  // Row sums: rs[v] += vpdpbusd(A, ones) keeps step q in lane (., q); the leftover one-step
+  // loop adds into lane (., 0) only, and finish_accumulators() folds q away.
+  static x86::Zmm bdiag(int rho) { return x86::zmm(M::b() + rho); }
+  // Row 2v + 1's merge-masked broadcast: measured 3% faster than a ymm broadcast and an
+  // insert here (156800 x 8 x 36, u8), the shuffles being the bound.
+  static constexpr x86::KReg kUpperHalf = x86::k2;
+  void diagonal_block() {
+    // D(rho) dword q (both halves) from B row (q + rho) % 4: row 0 loaded whole, rows 1, 2
+    // blended in, then row 3 (base + 3 b_step, not an x86 scale) with the cursor a step
+    // on, put back afterwards.
+    const auto lanes = [](int s, int rho) {  // dword q of both halves, q = (s - rho) mod 4
+      const int q = (s - rho + 4) % 4;
+      return (1 << q) | (1 << (q + 4));
+    };
+    for (int rho = 0; rho < 4; ++rho) {
+      const x86::Ymm d = bdiag(rho).ymm();
+      a_.vmovdqu(d, x86::ymmword_ptr(kBCursor));
+      a_.vpblendd(d, d, x86::ymmword_ptr(kBCursor, kBStep, 0), lanes(1, rho));
+      a_.vpblendd(d, d, x86::ymmword_ptr(kBCursor, kBStep, 1), lanes(2, rho));
+    }
+    a_.add(kBCursor, kBStep);
+    for (int rho = 0; rho < 4; ++rho) {
+      const x86::Ymm d = bdiag(rho).ymm();
+      a_.vpblendd(d, d, x86::ymmword_ptr(kBCursor, kBStep, 1), lanes(3, rho));
+    }
+    a_.sub(kBCursor, kBStep);
+    for (int rho = 0; rho < 4; ++rho) a_.vinserti64x4(bdiag(rho), bdiag(rho), bdiag(rho).ymm(), 1);
+    const x86::Zmm rot = x86::zmm(M::product());
+    for (int v = 0; v < vectors_; ++v) {
+      const x86::Zmm av = avec(v);
+      const int first = 2 * v;
+      a_.vbroadcasti32x4(av, block_operand(first));
+      if (first + 1 < s_.mr) a_.k(kUpperHalf).vbroadcasti32x4(av, block_operand(first + 1));
+      a_.vpdpbusd(acc(v), av, bdiag(0));
+      for (int rho = 1; rho < 4; ++rho) {
+        constexpr uint32_t kRotate[4] = {0xE4, 0x39, 0x4E, 0x93};  // dword q <- q + rho
+        a_.vpshufd(rot, av, kRotate[rho]);
+        a_.vpdpbusd(acc(v), rot, bdiag(rho));
+      }
+      if (s_.row_sums) a_.vpdpbusd(row_sum(v), av, ones());
     }
   }
 
@@ -209,7 +283,7 @@ class NarrowEmitter final : public TileLoopEmitter {
     a_.bind(ones_);
     for (int i = 0; i < 16; ++i) a_.embedInt32(0x01010101);
     a_.bind(ones_first_);
-    for (int i = 0; i < 16; ++i) a_.embedInt32(i % np_ == 0 ? 0x01010101 : 0);
+    for (int i = 0; i < 16; ++i) a_.embedInt32(i % (diagonal_ ? 4 : np_) == 0 ? 0x01010101 : 0);
     a_.bind(first_lanes_);
     for (int i = 0; i < 16; ++i) a_.embedInt32((i % rpv_) * np_);
   }
@@ -255,6 +329,7 @@ class NarrowEmitter final : public TileLoopEmitter {
     if (s_.stage.requantize && s_.nr != np_)
       for (int i = 1; i < rpv_; ++i) set_mask(row_lanes(i), ((1u << s_.nr) - 1) << (i * np_));
     dot_.load_constant();
+    if (diagonal_) set_mask(kUpperHalf, 0xFF00);
     if (s_.row_sums) a_.vpbroadcastd(ones(), x86::dword_ptr(ones_));
   }
 
@@ -284,7 +359,7 @@ class NarrowEmitter final : public TileLoopEmitter {
       for (int i = 1; i < rows; ++i) a_.k(row_mask(i)).vpbroadcastd(av, row_operand(first + i));
       dot_.multiply_add(acc(v), dot_.split_a(av), b);
       if (s_.row_sums) {
-        if (blocked_) a_.vpdpbusd(row_sum(v), av, x86::zmmword_ptr(ones_first_));
+        if (blocked_ || diagonal_) a_.vpdpbusd(row_sum(v), av, x86::zmmword_ptr(ones_first_));
         else a_.vpdpbusd(row_sum(v), av, ones());
       }
     }
@@ -367,7 +442,7 @@ class NarrowEmitter final : public TileLoopEmitter {
   KernelSpec s_;
   bool vnni_, acc16_;
   int np_, rpv_, vectors_;
-  bool blocked_;
+  bool blocked_, diagonal_;
   DotEmitter dot_;
   OutputStageEmitter stage_;
   Label ones_ = a_.newLabel(), ones_first_ = a_.newLabel(), first_lanes_ = a_.newLabel();
