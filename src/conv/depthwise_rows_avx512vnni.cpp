@@ -60,12 +60,7 @@ class PlaneBuilder {
     __m512i x[4];
     for (int s = 0; s < 4; ++s)
       x[s] = rows_[s] == nullptr ? zp_ : _mm512_mask_loadu_epi8(zp_, m, rows_[s] + f_);
-    const __m512i u0 = _mm512_unpacklo_epi8(x[0], x[1]), u1 = _mm512_unpackhi_epi8(x[0], x[1]);
-    const __m512i v0 = _mm512_unpacklo_epi8(x[2], x[3]), v1 = _mm512_unpackhi_epi8(x[2], x[3]);
-    _mm512_storeu_si512(plane_[0] + f_, _mm512_unpacklo_epi16(u0, v0));
-    _mm512_storeu_si512(plane_[1] + f_, _mm512_unpackhi_epi16(u0, v0));
-    _mm512_storeu_si512(plane_[2] + f_, _mm512_unpacklo_epi16(u1, v1));
-    _mm512_storeu_si512(plane_[3] + f_, _mm512_unpackhi_epi16(u1, v1));
+    store_quads(x, plane_, f_);
     f_ += 64;
   }
 

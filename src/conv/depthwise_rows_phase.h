@@ -14,6 +14,17 @@
 namespace quire::conv {
 namespace {
 
+// Four rows' 64 bytes x[0..3] as 4-byte column quads (byte s of a quad from row s), in
+// the in-lane order both row kernels read: plane j gets the j-th of the four unpacks.
+inline void store_quads(const __m512i x[4], uint8_t* const plane[4], int64_t at) {
+  const __m512i u0 = _mm512_unpacklo_epi8(x[0], x[1]), u1 = _mm512_unpackhi_epi8(x[0], x[1]);
+  const __m512i v0 = _mm512_unpacklo_epi8(x[2], x[3]), v1 = _mm512_unpackhi_epi8(x[2], x[3]);
+  _mm512_storeu_si512(plane[0] + at, _mm512_unpacklo_epi16(u0, v0));
+  _mm512_storeu_si512(plane[1] + at, _mm512_unpackhi_epi16(u0, v0));
+  _mm512_storeu_si512(plane[2] + at, _mm512_unpacklo_epi16(u1, v1));
+  _mm512_storeu_si512(plane[3] + at, _mm512_unpackhi_epi16(u1, v1));
+}
+
 // One phase's lane parameters (chunk j covers bytes 16 L + 4 j + d of the block).
 struct alignas(64) Phase {
   __m512i w[2][3][4];  // [row of the pair][kw][j]: [w0, w1, w2, z], [z, w0, w1, w2]

@@ -41,11 +41,7 @@ inline void quads(const uint8_t* const rows[4], int64_t at, uint8_t* const plane
   if constexpr (BYTES == 64) {
     __m512i x[4];
     for (int s = 0; s < 4; ++s) x[s] = _mm512_loadu_si512(rows[s] + at);
-    const __m512i u0 = _mm512_unpacklo_epi8(x[0], x[1]), u1 = _mm512_unpackhi_epi8(x[0], x[1]);
-    const __m512i v0 = _mm512_unpacklo_epi8(x[2], x[3]), v1 = _mm512_unpackhi_epi8(x[2], x[3]);
-    const __m512i q[4] = {_mm512_unpacklo_epi16(u0, v0), _mm512_unpackhi_epi16(u0, v0),
-                          _mm512_unpacklo_epi16(u1, v1), _mm512_unpackhi_epi16(u1, v1)};
-    for (int j = 0; j < 4; ++j) _mm512_storeu_si512(plane[j] + to, q[j]);
+    store_quads(x, plane, to);
   } else if constexpr (BYTES == 32) {
     __m256i x[4];
     for (int s = 0; s < 4; ++s) x[s] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows[s] + at));

@@ -228,7 +228,7 @@ struct EpilogueKernels {
   // chunk's values are made and used at once instead of being stored for a panel first
   // (measured on Zen 4: 1x1024x256 u8 whole calls 6-11% faster, 4x256x256 7%).
   template <int kRows, class Out, class Args>
-  static void few_rows(const Out&, const Args& args, const int32_t* bias_i32) {
+  static void few_rows(const Args& args, const int32_t* bias_i32) {
     // Local copies: the byte stores could otherwise alias the arguments, and every chunk
     // would load them and take their branches again.
     const Args a = args;
@@ -278,10 +278,10 @@ struct EpilogueKernels {
       return;
     }
     switch (a.rows) {  // small M: each chunk's values used as they are made
-      case 1: return few_rows<1>(o, a, bias_i32);
-      case 2: return few_rows<2>(o, a, bias_i32);
-      case 3: return few_rows<3>(o, a, bias_i32);
-      case 4: return few_rows<4>(o, a, bias_i32);
+      case 1: return few_rows<1, Out>(a, bias_i32);
+      case 2: return few_rows<2, Out>(a, bias_i32);
+      case 3: return few_rows<3, Out>(a, bias_i32);
+      case 4: return few_rows<4, Out>(a, bias_i32);
       default: break;
     }
     for (int p0 = 0; p0 < a.cols; p0 += kPanelChunks * W) {
