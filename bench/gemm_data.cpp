@@ -1,6 +1,9 @@
 #include "gemm_data.h"
 
+#include <algorithm>
+#include <cmath>
 #include <random>
+#include <vector>
 
 #include "quire/ref/Reference.h"
 
@@ -15,6 +18,26 @@ GemmData::GemmData(const Shape& s, int b_lo, int b_hi)
   std::uniform_int_distribution<int> s8(b_lo, b_hi);
   for (size_t i = 0; i < A.size(); ++i) A[i] = static_cast<uint8_t>(u8(rng));
   for (size_t i = 0; i < B.size(); ++i) B[i] = static_cast<int8_t>(s8(rng));
+}
+
+GemmData::GemmData(const Shape& s, WeightKind weights, int a_max)
+    : GemmData(s, weights == WeightKind::typical ? -64 : -128, weights == WeightKind::typical ? 64 : 127) {
+  std::mt19937 rng(54321);
+  if (a_max < 255) {
+    std::uniform_int_distribution<int> u(0, a_max);
+    for (size_t i = 0; i < A.size(); ++i) A[i] = static_cast<uint8_t>(u(rng));
+    if (A.size() > 0) A[A.size() / 2] = static_cast<uint8_t>(a_max);
+  }
+  if (weights != WeightKind::trained) return;
+  // Per output channel j: K normal draws, quantized symmetric, round(w / max |w| * 127).
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> column(static_cast<size_t>(s.K));
+  for (int j = 0; j < s.N; ++j) {
+    float top = 0;
+    for (float& w : column) top = std::max(top, std::fabs(w = normal(rng)));
+    for (int k = 0; k < s.K; ++k)
+      B[static_cast<size_t>(k) * s.N + j] = static_cast<int8_t>(std::lround(column[k] / top * 127));
+  }
 }
 
 ReferenceRows::ReferenceRows(const GemmData& data, int acc16_block_depth) : n_(data.shape.N) {

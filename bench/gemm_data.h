@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "shapes.h"
+#include "weight_kind.h"
 
 namespace quire::bench {
 
@@ -37,8 +38,11 @@ class AlignedArray {
 struct GemmData {
   // Full-range random data (A in 0..255, B in -128..127): nothing shaped to dodge
   // the int16 saturation of the pre-VNNI instructions. A narrower B range (b_lo..b_hi)
-  // is for showing how often acc16 saturates on small weights, never for checking.
+  // is for showing how often acc16 saturates on small weights.
   explicit GemmData(const Shape& shape, int b_lo = -128, int b_hi = 127);
+  // The data a scenario asks for (--weights, --activations): B of that kind, A in 0..a_max (a_max is
+  // reached). Exactness is checked on every kind.
+  GemmData(const Shape& shape, WeightKind weights, int a_max);
 
   Shape shape;
   AlignedArray<uint8_t> A;  // M x K, row-major

@@ -77,8 +77,11 @@ void print_usage(std::FILE* out, const char* argv0) {
       "  --threads T        threads per call (default 1), for quire and the baselines\n"
       "  --isa NAME         force quire's path: %s\n"
       "                     (exit 2 if the CPU lacks it)\n"
-      "  --weights KIND     int8 only: full (default: B in -128..127) | typical (B in -64..64,\n"
-      "                     the pair-safe panels of the avx2 / avx512 paths)\n"
+      "  --weights KIND     int8 only: trained (default: per output channel, normal-like\n"
+      "                     weights scaled so that max |w| = 127) | full (B in -128..127)\n"
+      "                     | typical (B in -64..64, pair-safe on the avx2 / avx512 paths)\n"
+      "  --activations A    int8 only: 8bit (default: A in 0..255) | 7bit (A in 0..127,\n"
+      "                     reduce_range: certified pair-safe for any weights)\n"
       "  --output KIND      int8 only: u8 (default: requantized, per-channel) | int32 (raw);\n"
       "                     acc16 always measures int32\n"
       "  --min-time S       seconds of timed calls per shape and library (default 0.2);\n"
@@ -152,9 +155,15 @@ std::optional<Options> parse_options(int argc, char** argv) {
       }
     } else if (flag == "--weights") {
       const std::string kind = value();
-      if (kind == "full") opt.weight_bound = 128;
-      else if (kind == "typical") opt.weight_bound = 64;
-      else throw UsageError("--weights: want full or typical, got '" + kind + "'");
+      if (kind == "full") opt.weights = WeightKind::full;
+      else if (kind == "typical") opt.weights = WeightKind::typical;
+      else if (kind == "trained") opt.weights = WeightKind::trained;
+      else throw UsageError("--weights: want trained, full or typical, got '" + kind + "'");
+    } else if (flag == "--activations") {
+      const std::string kind = value();
+      if (kind == "8bit") opt.activation_max = 255;
+      else if (kind == "7bit") opt.activation_max = 127;
+      else throw UsageError("--activations: want 8bit or 7bit, got '" + kind + "'");
     } else if (flag == "--min-time") {
       opt.min_time = parse_number<double>(flag, value());
       if (!(opt.min_time > 0)) throw UsageError("--min-time must be positive");

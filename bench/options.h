@@ -9,6 +9,7 @@
 
 #include "quire/Types.h"
 #include "shapes.h"
+#include "weight_kind.h"
 
 namespace quire::bench {
 
@@ -24,7 +25,8 @@ struct Options {
   bool csv = false;
   bool flush = false;
   OutputKind output = OutputKind::u8;
-  int weight_bound = 128;  // --weights typical: B in [-64, 64]; full (default): [-128, 127]
+  WeightKind weights = WeightKind::trained;
+  int activation_max = 255;  // --activations 8bit (default) | 7bit (127: PyTorch's reduce_range)
   double min_time = 0.2;  // seconds of timed calls per shape and library
 };
 

@@ -18,6 +18,11 @@ std::optional<double> gops_of(const std::optional<Measurement>& m) {
   return m ? std::optional<double>(m->gops) : std::nullopt;
 }
 
+// The pair-safe share in percent, "-" where the path does not choose.
+std::string pair_safe_percent(std::optional<double> share) {
+  return share ? format_number(100 * *share, 0, "-") : "-";
+}
+
 const char* quire_label(OutputKind k) { return k == OutputKind::u8 ? "u8" : "int32"; }
 
 }  // namespace
@@ -41,6 +46,16 @@ std::optional<double> percent_of_peak(const RunInfo& info, const ShapeResult& r)
   return 100 * r.quire.gops / info.peak->gops;
 }
 
+const char* weights_name(WeightKind w) {
+  return w == WeightKind::trained ? "trained" : w == WeightKind::full ? "full" : "typical";
+}
+
+bool quire_failed(const ShapeResult& r) {
+  return r.quire.mismatches > 0 || (r.quire_int32 && r.quire_int32->mismatches > 0);
+}
+
+bool baseline_wrong(const ShapeResult& r) { return r.onednn && r.onednn->mismatches > 0; }
+
 std::string check_string(const ShapeResult& r) {
   std::string failed;
   bool checked = false;
@@ -51,8 +66,9 @@ std::string check_string(const ShapeResult& r) {
   };
   add("quire", r.quire);
   add("quire-int32", r.quire_int32);
-  add("oneDNN", r.onednn);
-  return !failed.empty() ? "FAIL" + failed : checked ? "ok" : "-";
+  const std::string own = !failed.empty() ? "FAIL" + failed : checked ? "ok" : "-";
+  if (!baseline_wrong(r)) return own;
+  return own + " (oneDNN wrong:" + std::to_string(r.onednn->mismatches) + ")";
 }
 
 Summary summarize(const RunInfo& info, const std::vector<ShapeResult>& results) {
@@ -74,7 +90,14 @@ Summary summarize(const RunInfo& info, const std::vector<ShapeResult>& results) 
   column([](const ShapeResult& r) { return gops_of(r.openblas); }, s.openblas_gflops);
   column(ratio_onednn, s.ratio_onednn, &s.worst_ratio_onednn);
   column(ratio_openblas, s.ratio_openblas, &s.worst_ratio_openblas);
-  for (const ShapeResult& r : results) s.failed_checks += check_string(r).starts_with("FAIL");
+  double share_sum = 0;
+  int shares = 0;
+  for (const ShapeResult& r : results) {
+    s.failed_checks += quire_failed(r);
+    s.baseline_wrong += baseline_wrong(r);
+    if (r.pair_safe_share) share_sum += *r.pair_safe_share, ++shares;
+  }
+  s.pair_safe_share = shares > 0 ? std::optional<double>(share_sum / shares) : std::nullopt;
   return s;
 }
 
@@ -100,6 +123,12 @@ void print_header(std::FILE* out, const RunInfo& info) {
                info.output == OutputKind::u8
                    ? "ReQuantizeOutput to u8 (per-channel, bias); i32 = memCopy output"
                    : "memCopy (int32 output)");
+  std::fprintf(out, "data      A in 0..%d (%s), B %s; every shape checked for exactness\n",
+               info.activation_max, info.activation_max == 255 ? "8-bit" : "7-bit, reduce_range",
+               info.weights == WeightKind::trained
+                   ? "trained (per output channel: normal-like, scaled to max |w| = 127)"
+               : info.weights == WeightKind::full ? "full range (-128..127)"
+                                                  : "typical (-64..64)");
   std::fprintf(out, "timing    median per call, >= %.3g s per shape and library, %s\n",
                info.min_time, info.flush ? "caches flushed before each call" : "warm caches");
   std::fprintf(out, "oneDNN    %s\n", info.onednn.empty() ? "n/a (not found at configure time)"
@@ -110,15 +139,15 @@ void print_header(std::FILE* out, const RunInfo& info) {
 
 TablePrinter::TablePrinter(std::FILE* out, const RunInfo& info) : out_(out), info_(info) {
   const bool u8 = info.output == OutputKind::u8;
-  std::fprintf(out_, "\n%-14s %9s %9s %9s %8s %6s %8s | %9s %8s | %11s %8s | %9s %9s  %s\n",
+  std::fprintf(out_, "\n%-14s %9s %9s %9s %8s %6s %8s | %9s %8s | %11s %8s | %9s %9s %5s  %s\n",
                "M x N x K", "med us", "min us", "max us", u8 ? "u8 GOPS" : "i32 GOPS",
                "%peak", u8 ? "i32 GOPS" : "", "dnnl GOPS", "i32/dnnl", "blas GFLOPS",
-               u8 ? "u8/blas" : "i32/blas", "packB us", "packB KiB", "check");
+               u8 ? "u8/blas" : "i32/blas", "packB us", "packB KiB", "ps %", "check");
 }
 
 void TablePrinter::row(const ShapeResult& r) {
   const Timing& t = r.quire.timing;
-  std::fprintf(out_, "%-14s %9s %9s %9s %8s %6s %8s | %9s %8s | %11s %8s | %9s %9s  %s\n",
+  std::fprintf(out_, "%-14s %9s %9s %9s %8s %6s %8s | %9s %8s | %11s %8s | %9s %9s %5s  %s\n",
                to_string(r.shape).c_str(), micros(t.median).c_str(), micros(t.min).c_str(),
                micros(t.max).c_str(), num(r.quire.gops, 1).c_str(),
                num(percent_of_peak(info_, r), 1).c_str(),
@@ -127,7 +156,7 @@ void TablePrinter::row(const ShapeResult& r) {
                num(gops_of(r.openblas), 1).c_str(), num(ratio_openblas(r), 2).c_str(),
                micros(r.pack_b_seconds).c_str(),
                num(static_cast<double>(r.packed_b_bytes) / 1024, 0).c_str(),
-               check_string(r).c_str());
+               pair_safe_percent(r.pair_safe_share).c_str(), check_string(r).c_str());
   std::fflush(out_);
 }
 
@@ -160,11 +189,22 @@ void TablePrinter::summary(const std::vector<ShapeResult>& results) {
     std::fprintf(out_, "oneDNN picked %s on %d shape(s)\n", detail.c_str(), count);
   }
 
+  if (s.pair_safe_share) {
+    std::fprintf(out_, "kernel form: %s%% of A block x column slice steps pair-safe (mean over "
+                 "shapes; ps %% column), the rest the exact split\n",
+                 pair_safe_percent(s.pair_safe_share).c_str());
+  }
   if (s.failed_checks) {
     std::fprintf(out_, "RESULT CHECK FAILED on %d shape(s): see the check column\n",
                  s.failed_checks);
   } else {
-    std::fprintf(out_, "results checked on sampled rows: exact\n");
+    std::fprintf(out_, "quire's results checked on sampled rows: exact\n");
+  }
+  if (s.baseline_wrong) {
+    std::fprintf(out_,
+                 "oneDNN's results wrong on %d shape(s) (its u8 x s8 kernels saturate int16 "
+                 "without VNNI): a property of the baseline, not a failure of this run\n",
+                 s.baseline_wrong);
   }
 }
 
@@ -173,7 +213,7 @@ CsvPrinter::CsvPrinter(std::FILE* out, const RunInfo& info) : out_(out), info_(i
                "M,N,K,isa,threads,output,median_s,min_s,max_s,calls,gops,pct_peak,"
                "int32_median_s,int32_gops,onednn_median_s,onednn_gops,ratio_int32_onednn,"
                "openblas_median_s,openblas_gflops,ratio_openblas,pack_b_s,packed_b_bytes,"
-               "onednn_weights_bytes,check\n");
+               "onednn_weights_bytes,check,pair_safe_share\n");
 }
 
 void CsvPrinter::row(const ShapeResult& r) {
@@ -188,7 +228,7 @@ void CsvPrinter::row(const ShapeResult& r) {
     return m ? std::optional<double>(m->timing.median) : std::nullopt;
   };
   const Timing& t = r.quire.timing;
-  std::fprintf(out_, "%d,%d,%d,%s,%d,%s,%s,%s,%s,%lld,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%lld,%lld,%s\n",
+  std::fprintf(out_, "%d,%d,%d,%s,%d,%s,%s,%s,%s,%lld,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%lld,%lld,%s,%s\n",
                r.shape.M, r.shape.N, r.shape.K, info_.isa.c_str(), info_.threads,
                quire_label(info_.output), field(t.median).c_str(), field(t.min).c_str(),
                field(t.max).c_str(), static_cast<long long>(t.calls),
@@ -198,7 +238,8 @@ void CsvPrinter::row(const ShapeResult& r) {
                field(ratio_onednn(r)).c_str(), field(median(r.openblas)).c_str(),
                field(gops_of(r.openblas)).c_str(), field(ratio_openblas(r)).c_str(),
                field(r.pack_b_seconds).c_str(), static_cast<long long>(r.packed_b_bytes),
-               static_cast<long long>(r.onednn_weights_bytes), check_string(r).c_str());
+               static_cast<long long>(r.onednn_weights_bytes), check_string(r).c_str(),
+               field(r.pair_safe_share).c_str());
   std::fflush(out_);
 }
 

@@ -32,6 +32,9 @@ struct ShapeResult {
   std::string onednn_detail;
   int64_t onednn_weights_bytes = 0;
   std::optional<Measurement> openblas;
+  // quire's main measurement: the share of A block x column slice steps that ran the
+  // pair-safe kernels (the saturation certificate); nullopt on paths that do not choose.
+  std::optional<double> pair_safe_share;
 };
 
 struct RunInfo {
@@ -45,6 +48,8 @@ struct RunInfo {
   double min_time = 0;
   bool flush = false;
   std::string shape_set;
+  WeightKind weights = WeightKind::trained;
+  int activation_max = 255;
   std::string onednn;    // description; empty when not built in
   std::string openblas;  // likewise
 };
@@ -66,12 +71,19 @@ struct Summary {
   std::optional<double> quire_gops, quire_int32_gops, pct_peak, onednn_gops, openblas_gflops;
   std::optional<double> ratio_onednn, ratio_openblas;
   std::optional<Worst> worst_pct_peak, worst_ratio_onednn, worst_ratio_openblas;
-  int failed_checks = 0;  // shapes with a mismatch in any exact result
+  std::optional<double> pair_safe_share;  // mean over the shapes that have one
+  int failed_checks = 0;   // shapes where quire's result mismatches
+  int baseline_wrong = 0;  // shapes where a baseline's exact result mismatches (oneDNN
+                           // saturates on AVX2): the baseline's property, not a failure
 };
+const char* weights_name(WeightKind w);
 Summary summarize(const RunInfo& info, const std::vector<ShapeResult>& results);
 
-// "ok", "-" (nothing exact to check) or "FAIL" and the mismatch counts.
+// quire's check: "ok", "-" (nothing exact to check) or "FAIL" and the mismatch counts;
+// then, labelled apart, a baseline's wrong results ("ok (oneDNN wrong:N)").
 std::string check_string(const ShapeResult& r);
+bool quire_failed(const ShapeResult& r);
+bool baseline_wrong(const ShapeResult& r);
 
 // The run's header lines (CPU, path, peak, baselines).
 void print_header(std::FILE* out, const RunInfo& info);

@@ -43,6 +43,8 @@ void write_json(const std::string& path, const RunInfo& info,
   json.field("min_time_s", info.min_time);
   json.field("flush", info.flush);
   json.field("shape_set", info.shape_set);
+  json.field("weights", weights_name(info.weights));
+  json.field("activation_max", info.activation_max);
   json.field("onednn", info.onednn);
   json.field("openblas", info.openblas);
 
@@ -65,6 +67,7 @@ void write_json(const std::string& path, const RunInfo& info,
     if (r.openblas) write_measurement(json, "openblas", *r.openblas);
     json.field("ratio_int32_onednn", ratio_onednn(r));
     json.field("ratio_quire_openblas", ratio_openblas(r));
+    json.field("pair_safe_share", r.pair_safe_share);
     json.end_object();
   }
   json.end_array();
@@ -78,6 +81,7 @@ void write_json(const std::string& path, const RunInfo& info,
   json.field("openblas_gflops", s.openblas_gflops);
   json.field("ratio_int32_onednn", s.ratio_onednn);
   json.field("ratio_quire_openblas", s.ratio_openblas);
+  json.field("pair_safe_share", s.pair_safe_share);  // a mean, not a geomean
   json.end_object();
   json.begin_object("worst");
   auto worst = [&](const char* key, const std::optional<Summary::Worst>& w) {
@@ -92,6 +96,7 @@ void write_json(const std::string& path, const RunInfo& info,
   worst("ratio_quire_openblas", s.worst_ratio_openblas);
   json.end_object();
   json.field("failed_checks", s.failed_checks);
+  json.field("baseline_wrong", s.baseline_wrong);
   json.end_object();
   file << '\n';
   if (!file) throw std::runtime_error("error writing '" + path + "'");

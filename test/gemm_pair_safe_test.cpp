@@ -143,19 +143,19 @@ TEST(PairSafe, CheckIsPerPanelAndPerPairAtTheBound) {
       B[size_t(k0) * N + 20] = static_cast<int8_t>(p.b0);  // panel 1
       B[size_t(k0 + 1) * N + 20] = static_cast<int8_t>(p.b1);
       PackBMatrix<int8_t> packed(matrix_op_t::NoTranspose, K, N, B.data(), N, nullptr, 1, &bf);
-      const uint8_t* safe = packed.pairSafePanels(0);
-      EXPECT_TRUE(safe[0] && safe[2]) << p.b0 << "," << p.b1;
-      EXPECT_EQ(safe[1] != 0, p.safe) << p.b0 << "," << p.b1 << " at k=" << k0;
+      const uint8_t* limit = packed.pairSafeLimits(0);
+      EXPECT_TRUE(limit[0] == 255 && limit[2] == 255) << p.b0 << "," << p.b1;
+      EXPECT_EQ(limit[1] == 255, p.safe) << p.b0 << "," << p.b1 << " at k=" << k0;
     }
   // Neighbours of different pairs are not a pair: (k=1, k=2) = (127, 127) is safe.
   std::vector<int8_t> B = weights(K, N, [](int k, int) { return k == 1 || k == 2 ? 127 : 0; });
   PackBMatrix<int8_t> packed(matrix_op_t::NoTranspose, K, N, B.data(), N, nullptr, 1, &bf);
-  EXPECT_TRUE(packed.pairSafePanels(0)[0]);
-  // Groups: flags per group.
+  EXPECT_EQ(packed.pairSafeLimits(0)[0], 255);
+  // Groups: limits per group.
   std::vector<int8_t> G2 = weights(2 * K, N, [](int k, int) { return k >= K ? 127 : 1; });
   PackBMatrix<int8_t> grouped(matrix_op_t::NoTranspose, 2 * K, N, G2.data(), N, nullptr, 2, &bf);
-  EXPECT_TRUE(grouped.pairSafePanels(0)[0] && grouped.pairSafePanels(0)[2]);
-  EXPECT_FALSE(grouped.pairSafePanels(1)[0] || grouped.pairSafePanels(1)[2]);
+  EXPECT_TRUE(grouped.pairSafeLimits(0)[0] == 255 && grouped.pairSafeLimits(0)[2] == 255);
+  EXPECT_TRUE(grouped.pairSafeLimits(1)[0] < 255 && grouped.pairSafeLimits(1)[2] < 255);
 }
 
 TEST(PairSafe, LoadRecomputesTheCheck) {
@@ -168,8 +168,8 @@ TEST(PairSafe, LoadRecomputesTheCheck) {
     const auto loaded = PackBMatrix<int8_t>::load(file);
     const int panels = packed.layout().panels();
     for (int p = 0; p < panels; ++p) {
-      EXPECT_EQ(loaded->pairSafePanels(0)[p], packed.pairSafePanels(0)[p]) << w.name;
-      EXPECT_EQ(packed.pairSafePanels(0)[p] != 0, w.safe) << w.name << " panel " << p;
+      EXPECT_EQ(loaded->pairSafeLimits(0)[p], packed.pairSafeLimits(0)[p]) << w.name;
+      EXPECT_EQ(packed.pairSafeLimits(0)[p] == 255, w.safe) << w.name << " panel " << p;
     }
   }
 }

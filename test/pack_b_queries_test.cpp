@@ -92,7 +92,7 @@ TEST(PackBQueries, UnpackWritesTheConstructionLayout) {
 }
 
 // pack(block): weights changed in place after packing are packed again block by block;
-// the result equals a fresh packing of the changed matrix, pair-safe flags included, and
+// the result equals a fresh packing of the changed matrix, pair-safe limits included, and
 // the geometry queries still describe the whole matrix.
 TEST(PackBQueries, PackBlockRepacksFromTheSource) {
   for (matrix_op_t trans : {matrix_op_t::NoTranspose, matrix_op_t::Transpose}) {
@@ -112,7 +112,7 @@ TEST(PackBQueries, PackBlockRepacksFromTheSource) {
       EXPECT_TRUE(p.equals(fresh));
       for (int g = 0; g < groups; ++g)
         for (int i = 0; i < p.layout().panels(); ++i)
-          EXPECT_EQ(p.pairSafePanels(g)[i], fresh.pairSafePanels(g)[i]) << g << " " << i;
+          EXPECT_EQ(p.pairSafeLimits(g)[i], fresh.pairSafeLimits(g)[i]) << g << " " << i;
       EXPECT_EQ(p.numPackedRows(), Kg);
       EXPECT_EQ(p.numPackedCols(), N);
       p.pack(block_type_t{3, 0, 5, 0});  // an empty block packs nothing

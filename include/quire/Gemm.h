@@ -127,7 +127,7 @@ void fbgemmPacked(PackMatrix<packingAMatrix, uint8_t, typename packingAMatrix::a
   call.a_blocking = A.blockingFactors();
   call.b = &B.layout();
   call.b_data = B.panel(0, 0);
-  call.b_pair_safe = B.pairSafePanels(0);
+  call.b_pair_safe_limits = B.pairSafeLimits(0);
   call.acc = detail::accumulation_of<typename packingBMatrix::accType>();
   call.C = C;
   call.C_buffer = C_buffer;

@@ -38,7 +38,7 @@ class PackBMatrix final : public PackMatrix<PackBMatrix<T, accT>, T, accT> {
     this->packedBlock(block_type_t{0, layout_.k_per_group, 0, layout_.n});
     this->allocate_if_needed(layout_.allocation_bytes(), true);
     detail::pack_b(layout_, trans, smat, ld, this->buf_);
-    pair_safe_ = detail::pair_safe_panels(layout_, this->buf_);
+    pair_safe_limits_ = detail::pair_safe_limits(layout_, this->buf_);
   }
 
   // quire's addition: serialization. save() writes the packed weights with their
@@ -51,7 +51,7 @@ class PackBMatrix final : public PackMatrix<PackBMatrix<T, accT>, T, accT> {
     const detail::PackedBHeader header = detail::read_packed_b_header(in);
     std::unique_ptr<PackBMatrix> b(new PackBMatrix(header.layout, header.trans));
     detail::read_packed_b_payload(in, header, b->buf_);
-    b->pair_safe_ = detail::pair_safe_panels(b->layout_, b->buf_);  // recomputed, not stored
+    b->pair_safe_limits_ = detail::pair_safe_limits(b->layout_, b->buf_);  // recomputed, not stored
     return b;
   }
 
@@ -64,7 +64,7 @@ class PackBMatrix final : public PackMatrix<PackBMatrix<T, accT>, T, accT> {
   // the object has no source (made by load()).
   void pack(const block_type_t& block, const BlockingFactors* /*params*/ = nullptr) {
     detail::pack_b_block(layout_, trans_, smat_, ld_, block, this->buf_, "PackBMatrix::pack");
-    pair_safe_ = detail::pair_safe_panels(layout_, this->buf_);
+    pair_safe_limits_ = detail::pair_safe_limits(layout_, this->buf_);
   }
 
   // Bytes for a caller-provided buffer holding one group of rows x cols (for G groups
@@ -100,10 +100,11 @@ class PackBMatrix final : public PackMatrix<PackBMatrix<T, accT>, T, accT> {
                                 int64_t{i / 4} * layout_.panel_width * 4 +
                                 j % layout_.panel_width * 4 + i % 4);
   }
-  // quire's addition: one flag per panel of group g, non-zero when no K pair of the panel
-  // can saturate vpmaddubsw (detail::pair_safe_panels); fbgemmPacked runs those panels
-  // with the faster exact kernels of the avx2 and avx512 paths.
-  const uint8_t* pairSafePanels(int g) const { return pair_safe_.data() + g * layout_.panels(); }
+  // quire's addition: per panel of group g, the largest A value (128..255) for which no K
+  // pair of the panel can saturate vpmaddubsw (detail::pair_safe_limits). fbgemmPacked
+  // runs a panel with the faster exact kernels of the avx2 and avx512 paths for every A
+  // block whose largest value is at most the panel's limit (255: any A).
+  const uint8_t* pairSafeLimits(int g) const { return pair_safe_limits_.data() + g * layout_.panels(); }
 
   // Whether K block block_id (of KCB rows) is the group's last.
   bool isThisLastKBlock(int block_id) const { return this->blockRows() - 1 == block_id; }
@@ -152,7 +153,7 @@ class PackBMatrix final : public PackMatrix<PackBMatrix<T, accT>, T, accT> {
   const T* smat_ = nullptr;  // the source given at construction, for pack(block)
   int32_t ld_;  // of the source, for unpack and pack(block)
   detail::PackedBLayout layout_;
-  std::vector<uint8_t> pair_safe_;  // per panel, group-major
+  std::vector<uint8_t> pair_safe_limits_;  // per panel, group-major
 };
 
 }  // namespace quire

@@ -9,6 +9,7 @@
 #include "quire/DoSpmdmOnInpBuffer.h"
 #include "quire/Gemm.h"
 #include "quire/Int4Gemm.h"
+#include "quire/KernelFormCounts.h"
 #include "quire/OutputProcessing.h"
 #include "quire/PackAMatrix.h"
 #include "quire/PackAWithQuantRowOffset.h"

@@ -93,8 +93,8 @@ bool narrow_block(const KernelSet& kernels, const PackedBLayout& b, int n0, int 
 
 void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
                    const PackedBLayout& b, const int8_t* b_group, int k0, int kc, int n0, int nc,
-                   int32_t* c, int64_t ldc, bool accumulate, const uint8_t* pair_safe,
-                   const TileRequantize* requantize, WideABlock* wide, int32_t* row_sums) {
+                   int32_t* c, int64_t ldc, bool accumulate, const uint8_t* pair_limits,
+                   uint8_t a_max, const TileRequantize* requantize, WideABlock* wide, int32_t* row_sums) {
   const int mr = kernels.mr(), full_panels = mc / mr, tail_rows = mc % mr;
   const int width = b.panel_width;
   MicroKernelArgs args{};
@@ -112,8 +112,10 @@ void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
     args.nr = nc;
     const ABlock block{a, lda, nullptr};
     const bool sums = row_sums != nullptr;
-    const bool safe_panel = pair_safe != nullptr && pair_safe[0] != 0 && !sums;
-    const KernelForm form = safe_panel ? KernelForm::pair_safe : KernelForm::exact;
+    const KernelForm form = pair_limits != nullptr && !sums
+                                ? panel_form(pair_limits[0], a_max, KernelForm::exact)
+                                : KernelForm::exact;
+    if (kernels.has_pair_safe()) kernels.count_form(form);
     if (requantize != nullptr) {
       run_staged_slice(kernels, args, requantize, 0, nc, form, block, c, ldc, tile, mc / tile,
                        mc % tile, true, row_sums);
@@ -141,9 +143,9 @@ void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
   const bool tile_epilogue = requantize != nullptr && (!kernels.has_output_stage() || mc < mr);
   const TileRequantize* staged = tile_epilogue ? nullptr : requantize;
   const ABlock block{a, lda, wide};
-  // Panels no K pair of which can saturate vpmaddubsw run the path's pair-safe kernels
-  // where it has them; every other panel runs the path's exact kernels, on A widened
-  // when the caller widened it.
+  // Panels certified for this A block (panel_form) run the path's pair-safe kernels where
+  // it has them; every other panel runs the path's exact kernels, on A widened when the
+  // caller widened it.
   const KernelForm exact_form = wide != nullptr ? KernelForm::wide : KernelForm::exact;
   // jr: column slices of at most the kernel's NR that never straddle a B panel.
   for (int col = n0; col < n0 + nc;) {
@@ -151,8 +153,9 @@ void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
     const int nr = std::min({kernels.nr(), width - offset, n0 + nc - col});
     args.b = b_group + panel * b.panel_bytes() + int64_t{k0} * width + offset * 4;
     args.nr = nr;
-    const bool safe_panel = pair_safe != nullptr && pair_safe[panel] != 0;
-    const KernelForm form = safe_panel ? KernelForm::pair_safe : exact_form;
+    const KernelForm form =
+        pair_limits != nullptr ? panel_form(pair_limits[panel], a_max, exact_form) : exact_form;
+    if (kernels.has_pair_safe()) kernels.count_form(form);
     // ir: the kernel walks the full MR-row panels itself; the remainder is one more call.
     if (staged == nullptr) {
       if (full_panels > 0) {

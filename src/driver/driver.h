@@ -74,6 +74,13 @@ class KernelSet {
   int narrow_rows(int nr) const { return nr >= 3 && nr <= 8 ? narrow_rows_ : 0; }
   // Whether the narrow kernels can also form the rows' A sums (row_sums: VNNI paths).
   bool narrow_row_sums() const { return narrow_rows_ > 0 && vnni_; }
+  // Whether the path has pair-safe kernels (avx2, avx512; not under saturating acc16).
+  bool has_pair_safe() const { return jit_ && !vnni_ && !saturating_; }
+  // The column slices compute_block chose each form for (paths with pair-safe kernels),
+  // for quire/KernelFormCounts.h.
+  void count_form(KernelForm form) { ++(form == KernelForm::pair_safe ? pair_safe_slices_ : exact_slices_); }
+  int64_t pair_safe_slices() const { return pair_safe_slices_; }
+  int64_t exact_slices() const { return exact_slices_; }
   // The path's kernel for a pair-safe B panel (docs/kernel-contract.md, "Pair-safe B
   // panels"), or null where there is none (VNNI and portable paths, saturating acc16).
   MicroKernelFn pair_safe(int mr, int nr, bool narrow = false);
@@ -119,9 +126,29 @@ class KernelSet {
   Entry entries_[kSlots];
   int pair_safe_used_ = 0, wide_used_ = 0;
   Entry pair_safe_entries_[kSlots], wide_entries_[kSlots];
+  int64_t pair_safe_slices_ = 0, exact_slices_ = 0;
   int staged_used_ = 0, staged_last_ = 0;
   StagedEntry staged_[kStagedSlots];  // [0] starts as no stage (code 0), the rest unset
 };
+
+// The saturation certificate (docs/kernel-contract.md, "The saturation certificate"). A
+// B panel whose pair-safe limit (PackBMatrix::pairSafeLimits) is at least the A block's
+// largest value cannot saturate vpmaddubsw on that block: it runs the path's pair-safe
+// kernels, every other block x panel the exact form. The one place the choice is made.
+inline KernelForm panel_form(uint8_t panel_limit, uint8_t a_max, KernelForm exact_form) {
+  return a_max <= panel_limit ? KernelForm::pair_safe : exact_form;
+}
+
+// The largest of the panels' limits [first_panel, end_panel) below 255 (0 if none): an A
+// block whose max exceeds it is certified for the 255-limit panels only, as any A is.
+uint8_t largest_limit_below_255(const uint8_t* limits, int first_panel, int end_panel);
+
+// The largest of the block's rows x cols bytes (rows lda apart), or, once a row takes it
+// above stop_above, some value above stop_above (the rest is not read).
+uint8_t block_a_max(const uint8_t* a, int64_t lda, int rows, int cols, uint8_t stop_above);
+
+// Adds a call's counts to the process-wide ones (quire/KernelFormCounts.h).
+void publish_form_counts(const KernelSet& kernels);
 
 struct TileRequantize;  // driver/tile_output.h
 
@@ -151,8 +178,9 @@ class WideABlock {
 
 // C[0..mc) x [0..nc) (int32, ldc elements apart) = (or +=, when accumulate) the packed A
 // block (mc rows, lda bytes apart, K range [k0, k0 + kc)) times columns [n0, n0 + nc) of
-// the packed B group starting at b_group. pair_safe: null, or the group's per-panel flags
-// (PackBMatrix::pairSafePanels); flagged panels run KernelSet::pair_safe kernels.
+// the packed B group starting at b_group. pair_limits: null, or the group's per-panel
+// pair-safe limits (PackBMatrix::pairSafeLimits); a_max: the block's largest A value (or
+// any value above it, 255 at most); panel_form picks each panel's kernels from them.
 // requantize (last K block only): the tile is requantized to uint8 or float instead, in
 // the kernels' output stage where they have one (C_buffer then holds no int32 there).
 // row_sums (narrow blocks, KernelSet::narrow_row_sums, one K block): the kernels also
@@ -161,8 +189,8 @@ class WideABlock {
 // pair-safe run the wide exact kernels (KernelForm::wide).
 void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
                    const PackedBLayout& b, const int8_t* b_group, int k0, int kc, int n0, int nc,
-                   int32_t* c, int64_t ldc, bool accumulate, const uint8_t* pair_safe = nullptr,
-                   const TileRequantize* requantize = nullptr, WideABlock* wide = nullptr,
+                   int32_t* c, int64_t ldc, bool accumulate, const uint8_t* pair_limits = nullptr,
+                   uint8_t a_max = 255, const TileRequantize* requantize = nullptr, WideABlock* wide = nullptr,
                    int32_t* row_sums = nullptr);
 
 }  // namespace quire::detail

@@ -70,6 +70,10 @@ void run_packed_gemm(const PackedGemmCall& c) {
   const ThreadTile tile =
       partition_tiles(s.M, s.N, bf.MR, c.b->panel_width, c.thread_id, c.num_threads);
   KernelSet kernels(isa, bf.MR, bf.NR, c.acc);
+  struct Publish {  // the call's kernel form counts, on every way out
+    const KernelSet& k;
+    ~Publish() { publish_form_counts(k); }
+  } publish{kernels};
   const EpilogueTable* epilogue =
       c.requantize_tile != nullptr ? &epilogue_for(inst_set_of(isa)) : nullptr;
   const int64_t ld = c.ldc;
@@ -87,8 +91,17 @@ void run_packed_gemm(const PackedGemmCall& c) {
   const auto run_block = [&](int32_t ic, int mc, int g, int k0, int kc, const PackedABlock& a,
                              int32_t* row_sums, const int32_t* span_sums) {
     const int8_t* b_group = c.b_data + g * c.b->group_bytes();
-    const uint8_t* pair_safe = c.b_pair_safe + g * c.b->panels();
+    const uint8_t* pair_limits = c.b_pair_safe_limits + g * c.b->panels();
     const bool last_k_block = k0 + kc == s.K;
+    // The certificate's A half: the block's largest value, taken where the path has
+    // pair-safe kernels and some of this thread's panels certify less than any A.
+    uint8_t a_max = 255;
+    if (kernels.has_pair_safe()) {
+      const int width = c.b->panel_width;
+      const uint8_t limit = largest_limit_below_255(pair_limits, tile.n0 / width,
+                                                    (tile.n1 + width - 1) / width);
+      if (limit > 0) a_max = block_a_max(a.data, a.ld, mc, kc, limit);
+    }
     // Where the path has wide exact kernels and the block spans several column slices, A
     // is widened on first use by one (none if every panel is pair-safe) and reused by the
     // rest. Under two slices the pass costs more than the per-step split it saves
@@ -110,11 +123,11 @@ void run_packed_gemm(const PackedGemmCall& c) {
           if (zp.row_offsets != nullptr) zp.row_offsets = span_sums;
         }
         compute_block(kernels, a.data, a.ld, mc, *c.b, b_group, k0, kc, jc, nc, c_tile, ld,
-                      k0 > 0, pair_safe, &rq, wide_a, row_sums);
+                      k0 > 0, pair_limits, a_max, &rq, wide_a, row_sums);
         continue;
       }
       compute_block(kernels, a.data, a.ld, mc, *c.b, b_group, k0, kc, jc, nc, c_tile, ld,
-                    k0 > 0, pair_safe, nullptr, wide_a, row_sums);
+                    k0 > 0, pair_limits, a_max, nullptr, wide_a, row_sums);
       if (last_k_block) {
         c.output(c.op, c.C, c_tile, block, static_cast<int>(c.ldc), inst_set_of(isa));
       }

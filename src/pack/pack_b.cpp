@@ -95,22 +95,25 @@ void pack_b_block(const PackedBLayout& l, matrix_op_t trans, const int8_t* src, 
         dst[packed_index(l, g, k, j)] = src[source_index(l, trans, ld, g, k, j)];
 }
 
-std::vector<uint8_t> pair_safe_panels(const PackedBLayout& l, const int8_t* packed) {
-  std::vector<uint8_t> safe(static_cast<size_t>(l.groups) * l.panels());
-  for (size_t i = 0; i < safe.size(); ++i) {
+std::vector<uint8_t> pair_safe_limits(const PackedBLayout& l, const int8_t* packed) {
+  std::vector<uint8_t> limits(static_cast<size_t>(l.groups) * l.panels());
+  for (size_t i = 0; i < limits.size(); ++i) {
     const int8_t* panel = packed + static_cast<int64_t>(i) * l.panel_bytes();  // groups are consecutive panels
     // Branch-free over the whole panel (panel_bytes is a multiple of 4): the compiler
-    // vectorizes it.
-    int bad = 0;
+    // vectorizes it. Zero padding adds pairs with P = N = 0.
+    int positive = 0, negative = 0;
     for (int64_t j = 0; j < l.panel_bytes(); j += 2) {
       const int b0 = panel[j], b1 = panel[j + 1];
-      const int positive = std::max(b0, 0) + std::max(b1, 0);
-      const int negative = std::min(b0, 0) + std::min(b1, 0);
-      bad |= (positive > kPairSafeBound) | (negative < -kPairSafeBound);
+      positive = std::max(positive, std::max(b0, 0) + std::max(b1, 0));
+      negative = std::min(negative, std::min(b0, 0) + std::min(b1, 0));
     }
-    safe[i] = bad == 0;
+    // a_max * P <= 32767 and a_max * N >= -32768, as integer quotients.
+    int limit = 255;
+    if (positive > 0) limit = std::min(limit, 32767 / positive);
+    if (negative < 0) limit = std::min(limit, 32768 / -negative);
+    limits[i] = static_cast<uint8_t>(limit);
   }
-  return safe;
+  return limits;
 }
 
 void unpack_b(const PackedBLayout& l, matrix_op_t trans, int32_t ld, const int8_t* packed,

@@ -53,7 +53,7 @@ struct PackedGemmCall {
   // B, packed.
   const PackedBLayout* b;
   const int8_t* b_data;
-  const uint8_t* b_pair_safe;  // per panel, group-major: no K pair can saturate vpmaddubsw
+  const uint8_t* b_pair_safe_limits;  // per panel, group-major: PackBMatrix::pairSafeLimits
   Accumulation acc;
   // C and the output op.
   void* C;

@@ -49,14 +49,16 @@ void pack_b(const PackedBLayout& layout, matrix_op_t trans, const int8_t* src, i
 void pack_b_block(const PackedBLayout& layout, matrix_op_t trans, const int8_t* src, int32_t ld,
                   const block_type_t& block, int8_t* dst, const char* where);
 
-// Pair-safe panels (docs/kernel-contract.md, "Pair-safe B panels"): one flag per panel,
-// group-major (index g * panels() + p), set when every K pair of the packed panel, the
-// bytes (b0, b1) at an even offset, has positive parts summing to at most 128 and negative
-// parts to at least -128. Then a0 * b0 + a1 * b1 lies in [255 * -128, 255 * 128] =
-// [-32640, 32640] for any A in [0, 255], so vpmaddubsw cannot saturate on the panel.
+// The saturation certificate's B half (docs/kernel-contract.md, "Pair-safe B panels"):
+// per panel, group-major (index g * panels() + p), the largest A value a_max for which no
+// K pair of the packed panel, the bytes (b0, b1) at an even offset, can leave int16 in
+// vpmaddubsw. With P and N the largest positive and most negative pair parts of the panel
+// (P = max over pairs of max(b0, 0) + max(b1, 0), N = min of min(b0, 0) + min(b1, 0)),
+// every pair sum a0 * b0 + a1 * b1 with A in [0, a_max] lies in [a_max * N, a_max * P],
+// so the limit is the largest a_max <= 255 with a_max * P <= 32767 and a_max * N >= -32768.
+// P <= 254 and N >= -256 give a limit of at least 128: 7-bit activations are always safe.
 // Computed from the packed bytes, when packing and when loading.
-inline constexpr int kPairSafeBound = 128;
-std::vector<uint8_t> pair_safe_panels(const PackedBLayout& layout, const int8_t* packed);
+std::vector<uint8_t> pair_safe_limits(const PackedBLayout& layout, const int8_t* packed);
 
 // Writes B back in its source layout (same trans and ld, groups stacked).
 void unpack_b(const PackedBLayout& layout, matrix_op_t trans, int32_t ld, const int8_t* packed,

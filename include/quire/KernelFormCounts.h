@@ -1,0 +1,20 @@
+// quire's addition: which kernel form fbgemmPacked ran, counted per (A block x B column
+// slice) on the paths that choose between forms (avx2, avx512, int32 accumulation; the
+// saturation certificate, docs/kernel-contract.md). Process-wide, summed over threads.
+#pragma once
+
+#include <cstdint>
+
+namespace quire {
+
+struct KernelFormCounts {
+  int64_t pair_safe;  // certified: vpmaddubsw + vpmaddwd + vpaddd
+  int64_t exact;      // the exact split (on A as packed or widened)
+};
+
+// The counts since the last reset (or the start of the process). Each fbgemmPacked call
+// adds its own when it returns.
+KernelFormCounts kernelFormCounts();
+void resetKernelFormCounts();
+
+}  // namespace quire
