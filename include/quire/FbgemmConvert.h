@@ -1,19 +1,24 @@
 // Array conversions between fp32 and fp16 / bf16 / fp8 (FBGEMM's fbgemm/FbgemmConvert.h).
 //
-// Every form of a conversion gives the same bits for every input (docs/half-precision.md,
-// "Array conversions"):
-//   FloatToFloat16_*:  dst[i] = cpu_float2half(x), x = src[i], or with do_clip
-//                      x = std::max(-65504.f, std::min(src[i], 65504.f)) first
-//                      (so infinities become +-65504 and NaN becomes -65504, as in
-//                      FBGEMM's _ref form).
-//   Float16ToFloat_*:  dst[i] = cpu_half2float_ref(src[i]): exact, NaN -> 0x7fffffff.
+// Every form gives FBGEMM's bits (as built with its x86 flags, F16C included) for every
+// input, and the same on every instruction-set path (docs/half-precision.md, "Array
+// conversions"):
+//   FloatToFloat16_*:  dst[i] = cpu_float2half(x) (nearest even, overflow to inf), x = src[i],
+//                      or with do_clip x = src[i] clamped to [-65504, 65504] first. A NaN
+//                      clips by position, as FBGEMM's vector loops and their scalar
+//                      remainder do: in _avx2 / _avx512 / _simd, +65504 in the first
+//                      size - size % 8 elements of the call and -65504 in the last
+//                      size % 8; in _ref (std::max(-m, std::min(x, m))), -65504 everywhere.
+//   Float16ToFloat_*:  dst[i] = cpu_half2float(src[i]): exact; NaN keeps its sign and
+//                      payload and gets its quiet bit set (vcvtph2ps).
 //   FloatToBfloat16_*: dst[i] = cpu_float2bfloat16(src[i]) = (bits + 0x8000) >> 16.
 //   Bfloat16ToFloat_*: dst[i] = cpu_bf162float(src[i]) (exact).
-// _ref is the scalar definition; _avx2 and _avx512 are the vector loops (F16C / AVX-512,
+// _ref is the scalar loop; _avx2 and _avx512 are the vector loops (F16C / AVX-512,
 // remainders included); _simd runs the one the active instruction set selects
-// (fbgemmForceIsa / QUIRE_ISA): avx512 paths -> _avx512, avx2 paths -> _avx2,
-// anyarch -> _ref. Calling _avx2 / _avx512 on a CPU without those instructions throws
-// std::runtime_error. A null pointer with size > 0 throws std::invalid_argument.
+// (fbgemmForceIsa / QUIRE_ISA): avx512 paths -> _avx512, avx2 paths -> _avx2, anyarch ->
+// portable code with the vector forms' bits. Calling _avx2 / _avx512 on a CPU without
+// those instructions throws std::runtime_error. A null pointer with size > 0 throws
+// std::invalid_argument.
 #pragma once
 
 #include <cstddef>
@@ -41,8 +46,9 @@ void FloatToFloat16_avx512(const float* src, float16* dst, size_t size, bool do_
 void Float16ToFloat_avx2(const float16* src, float* dst, size_t size);
 void Float16ToFloat_avx512(const float16* src, float* dst, size_t size);
 
-// output[i] = the fp16 round trip of input[i] (FloatToFloat16_simd with do_clip = clamp,
-// then Float16ToFloat_simd); with clamp_denorms, a result with |x| < 2^-14 (an fp16
+// output[i] = the fp16 round trip of input[i], as FBGEMM computes it: FloatToFloat16_simd
+// over the whole array with do_clip = clamp (so a NaN clips by its position in the array),
+// then Float16ToFloat_simd; with clamp_denorms, a result with |x| < 2^-14 (an fp16
 // subnormal) becomes +0. input and output may be the same array.
 void RoundToFloat16(const float* input, float* output, size_t size, bool clamp = false,
                     bool clamp_denorms = false);

@@ -1,12 +1,20 @@
 #include "cpu/cpu_features.h"
 
 #include <asmjit/core.h>
+#include <cpuid.h>
 #include <cpuinfo.h>
 
 #include "cpu/isa_traits.h"
 
 namespace quire::cpu {
 namespace {
+
+bool cpuid_avx_vnni() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) || eax < 1) return false;  // max subleaf
+  __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx);
+  return (eax >> 4) & 1u;
+}
 
 CpuFeatures detect() {
   CpuFeatures f;
@@ -31,8 +39,11 @@ CpuFeatures detect() {
     f.avx512_vnni = f.avx512 && host.hasFeature(Ext::kAVX512_VNNI);
     f.avx512_bf16 = f.avx512 && host.hasFeature(Ext::kAVX512_BF16);
   }
-  // asmjit checks both CPUID and the OS-enabled YMM state (XGETBV) for AVX-VNNI.
-  f.avx_vnni = f.avx2 && host.hasFeature(Ext::kAVX_VNNI);
+  // AVX-VNNI is CPUID leaf 7 subleaf 1, EAX bit 4; libcpuinfo's snapshot has no query for
+  // it and Debian's asmjit snapshot misses it on CPUs that report it (seen on a Xeon with
+  // family 6 model 207), so it is read here. The OS-enabled YMM state it needs is part of
+  // f.avx2 (cpuinfo and asmjit both check XGETBV).
+  f.avx_vnni = f.avx2 && (host.hasFeature(Ext::kAVX_VNNI) || cpuid_avx_vnni());
   if (f.name.empty()) f.name = host.brand();
   return f;
 }

@@ -36,6 +36,14 @@ const detail::ConvertKernels& kernels(bool avx512, const char* where) {
 // The loops the active record selects; null for the portable path.
 const detail::ConvertKernels* active_kernels() { return detail::active_isa().convert; }
 
+// The vector forms' bits in portable code: the clip's NaN rule depends on the position
+// (convert_kernels.h).
+void float_to_half_portable(const float* src, float16* dst, size_t size, bool do_clip) {
+  const size_t vector_part = detail::clip_vector_part(size);
+  for (size_t i = 0; i < size; ++i)
+    dst[i] = cpu_float2half(do_clip ? detail::clip_to_fp16_range(src[i], i < vector_part) : src[i]);
+}
+
 }  // namespace
 
 // ---- fp32 <-> bf16 ------------------------------------------------------------------
@@ -86,16 +94,13 @@ void Bfloat16ToFloat_simd(const bfloat16* src, float* dst, size_t size) {
 
 void FloatToFloat16_ref(const float* src, float16* dst, size_t size, bool do_clip) {
   check_arrays(src, dst, size, "FloatToFloat16_ref");
-  for (size_t i = 0; i < size; ++i) {
-    const float x = do_clip ? std::max(-detail::kFp16Max, std::min(src[i], detail::kFp16Max))
-                            : src[i];
-    dst[i] = cpu_float2half(x);
-  }
+  for (size_t i = 0; i < size; ++i)
+    dst[i] = cpu_float2half(do_clip ? detail::clip_to_fp16_range(src[i], false) : src[i]);
 }
 
 void Float16ToFloat_ref(const float16* src, float* dst, size_t size) {
   check_arrays(src, dst, size, "Float16ToFloat_ref");
-  for (size_t i = 0; i < size; ++i) dst[i] = cpu_half2float_ref(src[i]);
+  for (size_t i = 0; i < size; ++i) dst[i] = cpu_half2float(src[i]);
 }
 
 void FloatToFloat16_avx2(const float* src, float16* dst, size_t size, bool do_clip) {
@@ -121,7 +126,7 @@ void Float16ToFloat_avx512(const float16* src, float* dst, size_t size) {
 void FloatToFloat16_simd(const float* src, float16* dst, size_t size, bool do_clip) {
   check_arrays(src, dst, size, "FloatToFloat16_simd");
   if (const auto* k = active_kernels()) return k->float_to_half(src, dst, size, do_clip);
-  FloatToFloat16_ref(src, dst, size, do_clip);
+  float_to_half_portable(src, dst, size, do_clip);
 }
 
 void Float16ToFloat_simd(const float16* src, float* dst, size_t size) {
@@ -134,8 +139,10 @@ void RoundToFloat16(const float* input, float* output, size_t size, bool clamp,
                     bool clamp_denorms) {
   check_arrays(input, output, size, "RoundToFloat16", "input", "output");
   // Converted a block at a time through a stack buffer, so that input == output works
-  // and no heap memory is needed.
+  // and no heap memory is needed. FBGEMM converts the whole array in one call; blocks of
+  // a multiple of 8 leave the same last size % 8 elements to the clip's tail rule.
   constexpr size_t kBlock = 1024;
+  static_assert(kBlock % detail::kClipVectorAlign == 0);
   float16 halves[kBlock];
   constexpr float kMinNormal = 0x1p-14f;  // fp16's smallest normal
   for (size_t i = 0; i < size; i += kBlock) {

@@ -4,6 +4,7 @@
 // checks the arguments and the CPU before calling them.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 
 #include "quire/FloatConversion.h"
@@ -20,10 +21,24 @@ struct ConvertKernels {
 extern const ConvertKernels kConvertAvx2;
 extern const ConvertKernels kConvertAvx512;
 
-// The clip of FloatToFloat16 with do_clip, std::max(-65504.f, std::min(x, 65504.f)):
-// std::min(x, m) returns x unless m < x, so NaN passes, and then std::max(-m, NaN)
-// returns -m. The vector loops get the same with vminps(m, x) (which returns its second
-// operand when either is NaN) followed by vmaxps(t, -m) (likewise: -m for NaN t).
 inline constexpr float kFp16Max = 65504.0f;
+
+// FloatToFloat16 with do_clip clamps x to [-65504, 65504] before rounding. For NaN,
+// FBGEMM's result depends on where the element sits in the call: its vector loops
+// (8 floats at a time with AVX2, 16 then 8 with AVX-512: the same split) compute
+// vmaxps(-m, vminps(x, m)), and vminps returns its second operand m for NaN, so NaN
+// becomes +65504; they leave the last size % 8 elements to the scalar _ref, whose
+// std::max(-m, std::min(x, m)) passes NaN through min and turns it into -65504 in max.
+// The same on AVX2 and AVX-512 CPUs. kClipVectorAlign is that 8.
+inline constexpr size_t kClipVectorAlign = 8;
+
+// The first clip_vector_part(size) elements of a call are FBGEMM's vector part.
+constexpr size_t clip_vector_part(size_t size) { return size - size % kClipVectorAlign; }
+
+// The scalar form of both clips: in_vector_part picks NaN's result.
+inline float clip_to_fp16_range(float x, bool in_vector_part) {
+  if (std::isnan(x)) return in_vector_part ? kFp16Max : -kFp16Max;
+  return x < -kFp16Max ? -kFp16Max : (x > kFp16Max ? kFp16Max : x);
+}
 
 }  // namespace quire::detail
