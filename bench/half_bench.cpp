@@ -1,4 +1,4 @@
-// quire-bench --precision fp16|bf16 (half_bench.h): one call is cblas_gemm_compute with
+// quire-bench --precision fp16|bf16|fp32 (half_bench.h): one call is cblas_gemm_compute with
 // beta = 0 on every thread of the pool; B is packed once, outside the timing. Each
 // shape's result is checked on three rows against a double-precision reference and the
 // error bound of test/half_gemm_test.cpp.
@@ -16,6 +16,7 @@
 #include "machine.h"
 #include "progress.h"
 #include "quire/FbgemmBF16.h"
+#include "quire/FbgemmFP32.h"
 #include "quire/Utils.h"
 #include "../src/fp16/half_gemm.h"
 #include "thread_pool.h"
@@ -54,7 +55,8 @@ struct HalfData {
 template <class T>
 float to_float(T h) {
   if constexpr (std::is_same_v<T, float16>) return cpu_half2float(h);
-  else return cpu_bf162float(h);
+  else if constexpr (std::is_same_v<T, bfloat16>) return cpu_bf162float(h);
+  else return h;
 }
 
 // max |C - C_ref| / bound over rows 0, M/2 and M-1 (see test/half_gemm_test.cpp for the
@@ -107,7 +109,7 @@ class Runner {
     const PackedGemmMatrixB<T> bp(matrix_op_t::NoTranspose, d.shape.K, d.shape.N, 1.0f,
                                   d.b.data());
     r.pack_ms = (now_seconds() - t0) * 1e3;
-    r.packed_bytes = int64_t{bp.matSize()} * 2;
+    r.packed_bytes = int64_t{bp.matSize()} * int64_t{sizeof(T)};
     const int M = d.shape.M;
     r.quire = time_pool(d.shape, [&](int t, int nt) {
       cblas_gemm_compute(matrix_op_t::NoTranspose, M, d.a.data(), bp, 0.0f, d.c.data(), t, nt);
@@ -123,7 +125,7 @@ class Runner {
     }
   }
 
-  // The fp16 path on the same shape, for the bf16 run's "x fp16" column.
+  // The fp16 path on the same shape, for the bf16 and fp32 runs' "x fp16" column.
   HalfRun run_fp16(HalfData& d) {
     HalfShapeResult r;
     run_quire<float16>(d, r, false);
@@ -139,8 +141,10 @@ class Runner {
 }  // namespace
 
 int run_half_bench(const Options& opt, const std::vector<Shape>& shapes) {
-  const bool bf16 = opt.precision == "bf16";
-  const detail::HalfType type = bf16 ? detail::HalfType::bf16 : detail::HalfType::fp16;
+  const bool bf16 = opt.precision == "bf16", fp32 = opt.precision == "fp32";
+  const detail::HalfType type = bf16   ? detail::HalfType::bf16
+                                : fp32 ? detail::HalfType::fp32
+                                       : detail::HalfType::fp16;
 
   HalfRunInfo info;
   info.cpu = cpu_name();
@@ -174,8 +178,9 @@ int run_half_bench(const Options& opt, const std::vector<Shape>& shapes) {
     HalfShapeResult r;
     r.shape = shape;
     progress.update(i + 1, total, name, opt.precision.c_str());
-    if (bf16) {
-      runner.run_quire<bfloat16>(data, r, true);
+    if (bf16 || fp32) {
+      if (bf16) runner.run_quire<bfloat16>(data, r, true);
+      else runner.run_quire<float>(data, r, false);
       progress.update(i + 1, total, name, "fp16");
       r.fp16 = runner.run_fp16(data);
     } else {

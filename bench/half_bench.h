@@ -1,5 +1,6 @@
-// quire-bench --precision fp16|bf16: the half-precision-weight GEMM (quire/FbgemmFP16.h,
-// FbgemmBF16.h) next to OpenBLAS sgemm on the same shapes, and against the fp32 peaks.
+// quire-bench --precision fp16|bf16|fp32: the packed-weight GEMM (quire/FbgemmFP16.h,
+// FbgemmBF16.h, FbgemmFP32.h) next to OpenBLAS sgemm on the same shapes, and against the
+// fp32 peaks; bf16 and fp32 runs also time the fp16 path on each shape.
 // half_bench.cpp measures, half_report.cpp prints.
 #pragma once
 
@@ -19,7 +20,7 @@ namespace quire::bench {
 // m = 1, 2, 4, 8, 16, 32, 64, 96, 119 with n = k = 512 (FBGEMM's fp16 bench range).
 std::vector<Shape> half_shapes();
 
-// Runs the bench for opt.precision ("fp16" or "bf16"); returns the exit code: 1 when a
+// Runs the bench for opt.precision ("fp16", "bf16" or "fp32"); returns the exit code: 1 when a
 // result falls outside its error bound.
 int run_half_bench(const Options& opt, const std::vector<Shape>& shapes);
 
@@ -34,7 +35,7 @@ struct HalfShapeResult {
   int64_t packed_bytes = 0;
   HalfRun quire;              // fp32 A x the precision's weights
   std::optional<HalfRun> bf16_act;  // bf16 runs: bf16 A x bf16 weights
-  std::optional<HalfRun> fp16;      // bf16 runs: the fp16 path on the same shape
+  std::optional<HalfRun> fp16;      // bf16, fp32 runs: the fp16 path on the same shape
   std::optional<HalfRun> openblas;  // sgemm fp32
   double worst_error = 0;     // max |C - C_ref| / bound over the checked rows (<= 1: ok)
 };

@@ -14,6 +14,8 @@ namespace {
 std::string num(std::optional<double> v, int decimals) { return format_number(v, decimals, "n/a"); }
 
 bool bf16_run(const HalfRunInfo& info) { return info.precision == "bf16"; }
+// Runs that also time the fp16 path.
+bool fp16_columns(const HalfRunInfo& info) { return info.precision != "fp16"; }
 
 std::optional<double> percent_of_peak(const HalfRunInfo& info, const HalfShapeResult& r) {
   const std::optional<FlopsPeak> peak = info.path_peak();
@@ -45,10 +47,9 @@ Columns columns(const HalfRunInfo& info, const HalfShapeResult& r) {
 
 void print_columns(std::FILE* out, const HalfRunInfo& info, const Columns& c) {
   std::fprintf(out, " %8s %6s", num(c.gflops, 1).c_str(), num(c.pct_peak, 1).c_str());
-  if (bf16_run(info)) {
-    std::fprintf(out, " %9s | %8s %7s", num(c.bf16_act, 1).c_str(), num(c.fp16, 1).c_str(),
-                 num(c.x_fp16, 2).c_str());
-  }
+  if (bf16_run(info)) std::fprintf(out, " %9s", num(c.bf16_act, 1).c_str());
+  if (fp16_columns(info))
+    std::fprintf(out, " | %8s %7s", num(c.fp16, 1).c_str(), num(c.x_fp16, 2).c_str());
   std::fprintf(out, " | %8s %7s", num(c.openblas, 1).c_str(), num(c.x_openblas, 2).c_str());
 }
 
@@ -79,7 +80,8 @@ void print_half_header(std::FILE* out, const HalfRunInfo& info) {
 void print_half_table_head(std::FILE* out, const HalfRunInfo& info) {
   std::fprintf(out, "\n%-14s %8s %9s %8s %6s", "shape MxNxK", "pack ms", "us/call", "GFLOPS",
                "%peak");
-  if (bf16_run(info)) std::fprintf(out, " %9s | %8s %7s", "bf16 A", "fp16", "x fp16");
+  if (bf16_run(info)) std::fprintf(out, " %9s", "bf16 A");
+  if (fp16_columns(info)) std::fprintf(out, " | %8s %7s", "fp16", "x fp16");
   std::fprintf(out, " | %8s %7s | %s\n", "OpenBLAS", "x OBLAS", "err/bound");
 }
 

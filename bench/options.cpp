@@ -63,15 +63,16 @@ void print_usage(std::FILE* out, const char* argv0) {
       out,
       "usage: %s [options]\n"
       "  --shapes SET       inference (default) | square | conv | all (inference + square)\n"
-      "                     | half (M = 1..119, N = K = 512; the default for fp16 and bf16)\n"
+      "                     | half (M = 1..119, N = K = 512; the default for fp16, bf16, fp32)\n"
       "                     | llm (int4's default: 7B-class layers, M = 1, 4, 16, 64, 256)\n"
       "                     | decode (llm with M = 1, 4) | quick (4096x4096, M = 1, 64)\n"
       "                     conv: the convolution bench (fbgemmConv on ResNet-50, MobileNet-v2\n"
       "                     and ResNeXt layers, against plain and unfused GEMMs)\n"
       "  --precision P      int8 (default) | acc16: 16-bit accumulation against quire's\n"
-      "                     exact int8 on the same path, int32 output | fp16 | bf16: fp32\n"
-      "                     activations x fp16 / bf16 weights (cblas_gemm_compute)\n"
-      "                     against OpenBLAS sgemm | int4: fp32 activations x 4-bit\n"
+      "                     exact int8 on the same path, int32 output | fp16 | bf16 | fp32:\n"
+      "                     fp32 activations x fp16 / bf16 / fp32 packed weights\n"
+      "                     (cblas_gemm_compute; bf16 and fp32 next to fp16) against\n"
+      "                     OpenBLAS sgemm | int4: fp32 activations x 4-bit\n"
       "                     weights (int4Gemm) against quire's int8 and bf16 paths and sgemm\n"
       "  --shape M,N,K      run this shape instead of a set (repeatable)\n"
       "  --threads T        threads per call (default 1), for quire and the baselines\n"
@@ -132,8 +133,8 @@ std::optional<Options> parse_options(int argc, char** argv) {
     } else if (flag == "--precision") {
       opt.precision = value();
       if (opt.precision != "int8" && opt.precision != "acc16" && opt.precision != "fp16" &&
-          opt.precision != "bf16" && opt.precision != "int4") {
-        throw UsageError("--precision: want int8, acc16, fp16, bf16 or int4, got '" +
+          opt.precision != "bf16" && opt.precision != "fp32" && opt.precision != "int4") {
+        throw UsageError("--precision: want int8, acc16, fp16, bf16, fp32 or int4, got '" +
                          opt.precision + "'");
       }
     } else if (flag == "--shape") {
@@ -177,7 +178,7 @@ std::optional<Options> parse_options(int argc, char** argv) {
       throw UsageError("unknown option '" + flag + "'");
     }
   }
-  const bool half = opt.precision == "fp16" || opt.precision == "bf16";
+  const bool half = opt.precision == "fp16" || opt.precision == "bf16" || opt.precision == "fp32";
   if (half && !shape_set_given) opt.shape_set = "half";
   if (opt.precision == "int4" && !shape_set_given) opt.shape_set = "llm";
   const bool llm_set = opt.shape_set == "llm" || opt.shape_set == "decode" || opt.shape_set == "quick";

@@ -17,7 +17,7 @@ enum class OutputKind { u8, int32 };
 
 struct Options {
   std::string shape_set = "inference";  // inference | square | conv | all | half | llm | decode | quick
-  std::string precision = "int8";       // int8 | acc16 (acc16_bench.h) | fp16 | bf16 (half_bench.h) | int4 (int4_bench.h)
+  std::string precision = "int8";       // int8 | acc16 (acc16_bench.h) | fp16 | bf16 | fp32 (half_bench.h) | int4 (int4_bench.h)
   std::vector<Shape> shapes;            // from --shape; replaces the set when non-empty
   int threads = 1;
   std::optional<inst_set_t> isa;  // --isa: forced path; otherwise the library's choice

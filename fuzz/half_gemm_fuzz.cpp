@@ -1,11 +1,11 @@
-// Fuzzer for the half-precision-weight GEMM (cblas_gemm_compute with fp16 or bf16
+// Fuzzer for the packed-weight GEMM (cblas_gemm_compute with fp16, bf16 or fp32
 // weights, fp32 or bf16 activations): the input chooses the ISA path, m, n, k, the
 // transposes, alpha, beta, the K block (brow), the thread split (calls one after another)
 // and the operand values (finite, |x| <= 2^10 so nothing overflows). Checked:
 //  - every kernel set the CPU can run gives the same bits as the active path;
 //  - the result is within the error bound of test/half_gemm_test.cpp:
 //      |C - C_ref| <= gamma(K' + 1) * (|beta c| + sum_k |a_k w_k|) + K' 2^-53 (same sum)
-//    with gamma(n) = n u / (1 - n u), u = 2^-24, K' = k (fp16) or 2 ceil(k / 2) (bf16),
+//    with gamma(n) = n u / (1 - n u), u = 2^-24, K' = k (fp16, fp32) or 2 ceil(k / 2) (bf16),
 //    and C_ref summed in double over the values the kernels multiply: the packed
 //    weights (read back with unpack) and, on the bf16 paths, A rounded to bf16 (to
 //    nearest even, as the kernels round it);
@@ -17,6 +17,7 @@
 
 #include "fuzz_util.h"
 #include "quire/FbgemmBF16.h"
+#include "quire/FbgemmFP32.h"
 #include "../src/fp16/half_gemm.h"
 
 namespace quire::fuzz {
@@ -27,6 +28,7 @@ using detail::HalfType;
 
 float to_float(float16 h) { return cpu_half2float(h); }
 float to_float(bfloat16 h) { return cpu_bf162float(h); }
+float to_float(float x) { return x; }
 
 std::vector<float> values(FuzzedDataProvider& in, size_t n) {
   std::vector<float> v(n);
@@ -37,7 +39,9 @@ std::vector<float> values(FuzzedDataProvider& in, size_t n) {
 
 template <class T, class ActT>
 void run(FuzzedDataProvider& in) {
-  constexpr HalfType kType = std::is_same_v<T, float16> ? HalfType::fp16 : HalfType::bf16;
+  constexpr HalfType kType = std::is_same_v<T, float16>    ? HalfType::fp16
+                             : std::is_same_v<T, bfloat16> ? HalfType::bf16
+                                                           : HalfType::fp32;
   constexpr bool kBf16A = std::is_same_v<ActT, bfloat16>;
   const int m = in.ConsumeIntegralInRange(1, 40), n = in.ConsumeIntegralInRange(1, 80);
   const int k = in.ConsumeIntegralInRange(1, 300);
@@ -66,8 +70,7 @@ void run(FuzzedDataProvider& in) {
   for (const detail::HalfKernelSet* set : detail::half_kernel_sets(kType)) {
     std::vector<float> c2 = c0;
     const detail::HalfGemmCall call{kType, kBf16A ? ActType::bf16 : ActType::f32, ta, m, n, k,
-                                    a.data(), reinterpret_cast<const uint16_t*>(bp.data()), brow,
-                                    beta, c2.data()};
+                                    a.data(), bp.data(), brow, beta, c2.data()};
     for (int t = 0; t < threads; ++t) detail::half_gemm(call, *set, t, threads);
     FUZZ_CHECK(std::memcmp(c.data(), c2.data(), c.size() * sizeof(float)) == 0);
   }
@@ -104,10 +107,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace quire::fuzz;
   FuzzedDataProvider in(data, size);
   ScopedIsa isa(pick_isa(in));
-  switch (in.ConsumeIntegralInRange(0, 2)) {
+  switch (in.ConsumeIntegralInRange(0, 3)) {
     case 0: run<float16, float>(in); break;
     case 1: run<bfloat16, float>(in); break;
     case 2: run<bfloat16, bfloat16>(in); break;
+    case 3: run<float, float>(in); break;
   }
   return 0;
 }

@@ -79,6 +79,10 @@ inline void names_are_visible() {
 #ifdef QUIRE_SEES_FbgemmFP16_h
   using fbgemm::PackedGemmMatrixFP16;
 #endif
+#ifdef QUIRE_SEES_FbgemmFP32_h
+  using fbgemm::GemmParamsFP32;
+  using fbgemm::PackedGemmMatrixFP32;
+#endif
 #ifdef QUIRE_SEES_FbgemmSparse_h
   using fbgemm::BCSRMatrix;
   using fbgemm::CSRMatrix;

@@ -1,4 +1,4 @@
-// The half-precision-weight GEMM with its caller-owned buffers flush against a PROT_NONE
+// The packed-weight GEMM (fp16, bf16, fp32 weights) with its caller-owned buffers flush against a PROT_NONE
 // page (test/guard_alloc.h), at the end and then at the start: the weights packed from a
 // guarded K x N source (and unpacked into a guarded K x N buffer), then
 // cblas_gemm_compute with a guarded A (m x K floats, or bf16) and C (m x N) on every ISA
@@ -16,6 +16,7 @@
 
 #include "guard_alloc.h"
 #include "quire/FbgemmBF16.h"
+#include "quire/FbgemmFP32.h"
 #include "../src/fp16/half_gemm.h"
 #include "test_util.h"
 
@@ -56,7 +57,9 @@ std::vector<Shape> shapes() {
 }
 
 template <class T>
-constexpr HalfType kType = std::is_same_v<T, float16> ? HalfType::fp16 : HalfType::bf16;
+constexpr HalfType kType = std::is_same_v<T, float16>    ? HalfType::fp16
+                           : std::is_same_v<T, bfloat16> ? HalfType::bf16
+                                                         : HalfType::fp32;
 
 bool same_bits(const std::vector<float>& want, const GuardedArray<float>& got) {
   return std::memcmp(want.data(), got.data(), want.size() * sizeof(float)) == 0;
@@ -92,8 +95,7 @@ void check(const Shape& s, Guard g, uint32_t seed) {
                                                : floats(size_t(s.m) * s.n, seed + 2);
   constexpr ActType kAct = std::is_same_v<ActT, float> ? ActType::f32 : ActType::bf16;
   const auto run_set = [&](const detail::HalfKernelSet& set, float* c) {
-    const detail::HalfGemmCall call{kType<T>, kAct, s.ta, s.m, s.n, s.k, a.data(),
-                                    reinterpret_cast<const uint16_t*>(bp.data()),
+    const detail::HalfGemmCall call{kType<T>, kAct, s.ta, s.m, s.n, s.k, a.data(), bp.data(),
                                     bp.blockRowSize(), s.beta, c};
     for (int t = 0; t < s.threads; ++t) detail::half_gemm(call, set, t, s.threads);
   };
@@ -120,6 +122,7 @@ TEST(GuardPageHalf, PackingAndGemmOnEveryPath) {
   for (Guard g : kGuards)
     for (const Shape& s : shapes()) {
       check<float16, float>(s, g, ++seed);
+      check<float, float>(s, g, ++seed);
       check<bfloat16, float>(s, g, ++seed);
       check<bfloat16, bfloat16>(s, g, ++seed);
       if (HasFailure()) return;

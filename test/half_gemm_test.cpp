@@ -1,5 +1,5 @@
-// The half-precision-weight GEMM (quire/FbgemmFP16.h, FbgemmBF16.h) on every kernel path
-// this CPU has, against a double-precision reference.
+// The packed-weight GEMM (quire/FbgemmFP16.h, FbgemmBF16.h, FbgemmFP32.h) on every kernel
+// path this CPU has, against a double-precision reference.
 //
 // The bound. Every path computes, per element, acc_0 = fl(beta * c) and then K (fp16)
 // or 2 * ceil(K / 2) (bf16) steps acc = fl(acc + a * w), each one rounding of an exact
@@ -13,10 +13,12 @@
 // |C - C_ref| <= c * (K + 1) * u * sum |A||w| to first order. The reference itself is
 // summed in double: K * 2^-53 * the same sum more, which the checks add.
 //
+// fp32 weights take the fp16 steps with w = alpha * B unrounded (exact for alpha = 1).
+//
 // Against the original floats (alpha = 1), each rounded value adds its own error:
 // |w - b| <= max(u_h |b|, h_min / 2) with u_h = 2^-11 and h_min = 2^-24 for fp16 (the
 // second term covers subnormal halves), u_h = 2^-9 for bf16 (and the same for A on the
-// bf16 paths), which the BoundAgainstOriginalFloats tests check.
+// bf16 paths), 0 for fp32, which the BoundAgainstOriginalFloats tests check.
 //
 // Every path takes the same steps in the same order, so all paths of a weight type give
 // the same bits, for any thread count and any K block: checked bit for bit too.
@@ -30,6 +32,7 @@
 #include <vector>
 
 #include "quire/FbgemmBF16.h"
+#include "quire/FbgemmFP32.h"
 #include "../src/fp16/half_gemm.h"
 #include "test_util.h"
 
@@ -65,12 +68,15 @@ std::vector<float> random_floats(size_t n, uint32_t seed, float lo = -1.0f, floa
 }
 
 template <class T>
-constexpr HalfType kType = std::is_same_v<T, float16> ? HalfType::fp16 : HalfType::bf16;
+constexpr HalfType kType = std::is_same_v<T, float16>    ? HalfType::fp16
+                           : std::is_same_v<T, bfloat16> ? HalfType::bf16
+                                                         : HalfType::fp32;
 
 template <class T>
 float to_float(T h) {
   if constexpr (std::is_same_v<T, float16>) return cpu_half2float(h);
-  else return cpu_bf162float(h);
+  else if constexpr (std::is_same_v<T, bfloat16>) return cpu_bf162float(h);
+  else return h;
 }
 
 // Row-major m x k (or k x m when transposed) storage of a logical m x k matrix.
@@ -135,8 +141,7 @@ struct Fixture {
     threads = threads ? threads : p.threads;
     std::vector<float> c = c0;
     const detail::HalfGemmCall call{kType<T>, ActType::f32, p.transa, p.m, p.n, p.k,
-                                    a_src.data(), reinterpret_cast<const uint16_t*>(b.data()),
-                                    b.blockRowSize(), p.beta, c.data()};
+                                    a_src.data(), b.data(), b.blockRowSize(), p.beta, c.data()};
     for (int t = 0; t < threads; ++t) detail::half_gemm(call, set, t, threads);
     return c;
   }
@@ -215,6 +220,7 @@ void check_every_path() {
 
 TEST(HalfGemm, Fp16EveryPathWithinBoundAndIdentical) { check_every_path<float16>(); }
 TEST(HalfGemm, Bf16EveryPathWithinBoundAndIdentical) { check_every_path<bfloat16>(); }
+TEST(HalfGemm, Fp32EveryPathWithinBoundAndIdentical) { check_every_path<float>(); }
 
 // The public entry points under every instruction set: the dispatcher's choice runs and
 // gives the bits of the portable path.
@@ -236,6 +242,7 @@ void check_public_api() {
 
 TEST(HalfGemm, Fp16PublicApiOnEveryIsa) { check_public_api<float16>(); }
 TEST(HalfGemm, Bf16PublicApiOnEveryIsa) { check_public_api<bfloat16>(); }
+TEST(HalfGemm, Fp32PublicApiOnEveryIsa) { check_public_api<float>(); }
 
 // bf16 activations: the bf16 x bf16 entry gives the bits of the fp32 entry, which rounds
 // A to the same bf16 values itself, on every instruction set.
@@ -264,11 +271,13 @@ TEST(HalfGemm, Bf16ActivationsMatchFloatActivations) {
 //   |C - sum a b| <= |C - sum a~ w| + sum_k |a~ w - a b|
 //                 <= gamma(K + 1) sum |a~ w| + sum_k (|a| |w - b| + |a~ - a| |w|)
 // with |w - b| <= max(u_h |b|, h_min / 2) and |a~ - a| <= u_h |a| (bf16 only). To first
-// order: ((K + 1) 2^-24 + 2^-11) sum |A||B| for fp16 and ((K + 1) 2^-24 + 2^-8) for bf16.
+// order: ((K + 1) 2^-24 + 2^-11) sum |A||B| for fp16, ((K + 1) 2^-24 + 2^-8) for bf16
+// and (K + 1) 2^-24 for fp32.
 template <class T>
 void check_original_floats() {
-  const bool bf16 = kType<T> == HalfType::bf16;
-  const double u_h = bf16 ? 0x1p-9 : 0x1p-11, half_min = bf16 ? 0x1p-134 : 0x1p-25;
+  const bool bf16 = kType<T> == HalfType::bf16, fp32 = kType<T> == HalfType::fp32;
+  const double u_h = fp32 ? 0 : bf16 ? 0x1p-9 : 0x1p-11;
+  const double half_min = fp32 ? 0 : bf16 ? 0x1p-134 : 0x1p-25;
   const Problem p{40, 90, 700, matrix_op_t::NoTranspose, matrix_op_t::NoTranspose, 1.0f, 0.0f};
   const uint32_t seed = 11;
   const Fixture<T> s(p, seed);
@@ -304,6 +313,7 @@ void check_original_floats() {
 
 TEST(HalfGemm, Fp16BoundAgainstOriginalFloats) { check_original_floats<float16>(); }
 TEST(HalfGemm, Bf16BoundAgainstOriginalFloats) { check_original_floats<bfloat16>(); }
+TEST(HalfGemm, Fp32BoundAgainstOriginalFloats) { check_original_floats<float>(); }
 
 }  // namespace
 }  // namespace quire::test

@@ -1,4 +1,4 @@
-// PackedGemmMatrixB's FBGEMM surface: the blocked layout (addr against FBGEMM's formula),
+// PackedGemmMatrixB's FBGEMM surface (fp16, bf16, fp32): the blocked layout (addr against FBGEMM's formula),
 // FBGEMM's unpackFromSrc / packFromSrc round trip (its FP16Test flow), the two
 // deserialization constructors and Marian-style field writes, weights stored with
 // FBGEMM's AVX2 column block (16), geometry checks, and client code templated on
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "quire/compat/fbgemm/FbgemmFP16.h"
+#include "quire/compat/fbgemm/FbgemmFP32.h"
 #include "quire/compat/fbgemm/FbgemmFPCommon.h"
 #include "quire/compat/fbgemm/FbgemmPackMatrixB.h"
 #include "test_util.h"
@@ -65,6 +66,15 @@ void expect_same_everywhere(const PackedGemmMatrixB<T>& Bp, int m, const std::ve
   }
 }
 
+// The stored bits of an element, for exact comparison.
+uint32_t bits(float16 h) { return h.val; }
+uint32_t bits(bfloat16 h) { return h.val; }
+uint32_t bits(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+}
+
 // FBGEMM's address formula, written out, with bf16 rows interleaved in pairs.
 template <typename T>
 uint64_t fbgemm_addr(const PackedGemmMatrixB<T>& p, int r, int c) {
@@ -104,7 +114,7 @@ void check_surface() {
     for (int r = 0; r < s.k; ++r)
       for (int c = 0; c < s.n; ++c) {
         const size_t i = s.transb == matrix_op_t::Transpose ? size_t(c) * s.k + r : size_t(r) * s.n + c;
-        ASSERT_EQ(plain[i].val, tmp[Bp.addr(r, c)].val);
+        ASSERT_EQ(bits(plain[i]), bits(tmp[Bp.addr(r, c)]));
       }
     Bp.packFromSrc(s.transb, plain.data());
     EXPECT_TRUE(Bp.packed());
@@ -143,13 +153,14 @@ void check_surface() {
     PackedGemmMatrixB<T> avx2(s.k, s.n, Bp.blockRowSize(), Bp.lastBrow(), 16, Bp.numBrow(), nbcol16, 0);
     avx2.packFromSrc(s.transb, 1.5f, B.data());
     for (int r = 0; r < s.k; ++r)
-      for (int c = 0; c < s.n; ++c) ASSERT_EQ(avx2(r, c).val, Bp(r, c).val);
+      for (int c = 0; c < s.n; ++c) ASSERT_EQ(bits(avx2(r, c)), bits(Bp(r, c)));
     expect_same_everywhere(avx2, s.m, A, want, "bcol=16");
   }
 }
 
 TEST(HalfPackMatrixB, Fp16Surface) { check_surface<float16>(); }
 TEST(HalfPackMatrixB, Bf16Surface) { check_surface<bfloat16>(); }
+TEST(HalfPackMatrixB, Fp32Surface) { check_surface<float>(); }
 
 TEST(HalfPackMatrixB, BadGeometry) {
   EXPECT_INVALID(W("PackedGemmMatrixFP16", "nbrow", "3"), PackedGemmMatrixFP16(100, 10, 64, 36, 32, 3, 1, 0));

@@ -1,4 +1,4 @@
-// The half-precision-weight GEMM in warm caches: packing the weights, and every kernel
+// The packed-weight GEMM (fp16, bf16, fp32 weights) in warm caches: packing the weights, and every kernel
 // path this CPU has (including those the dispatcher never picks on it, such as the bf16
 // FMA kernels next to vdpbf16ps), so paths can be compared shape by shape.
 #include <benchmark/benchmark.h>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "quire/FbgemmBF16.h"
+#include "quire/FbgemmFP32.h"
 #include "../../src/fp16/half_gemm.h"
 
 namespace {
@@ -34,6 +35,7 @@ void BM_PackHalfWeights(benchmark::State& state) {
 }
 BENCHMARK(BM_PackHalfWeights<quire::float16>)->ArgNames({"K", "N"})->Args({512, 512})->Args({4096, 1024});
 BENCHMARK(BM_PackHalfWeights<quire::bfloat16>)->ArgNames({"K", "N"})->Args({512, 512})->Args({4096, 1024});
+BENCHMARK(BM_PackHalfWeights<float>)->ArgNames({"K", "N"})->Args({512, 512})->Args({4096, 1024});
 
 // One path on M x 512 x 512 (fp32 A, beta 0, one thread); counter GFLOPS.
 template <class T>
@@ -43,10 +45,11 @@ void run_path(benchmark::State& state, const quire::detail::HalfKernelSet* set) 
   std::vector<float> C(size_t(M) * N);
   const quire::PackedGemmMatrixB<T> packed(quire::matrix_op_t::NoTranspose, K, N, 1.0f, B.data());
   const quire::detail::HalfGemmCall call{
-      std::is_same_v<T, quire::float16> ? quire::detail::HalfType::fp16
-                                        : quire::detail::HalfType::bf16,
+      std::is_same_v<T, quire::float16>    ? quire::detail::HalfType::fp16
+      : std::is_same_v<T, quire::bfloat16> ? quire::detail::HalfType::bf16
+                                           : quire::detail::HalfType::fp32,
       quire::detail::ActType::f32, quire::matrix_op_t::NoTranspose, M, N, K, A.data(),
-      reinterpret_cast<const uint16_t*>(packed.data()), packed.blockRowSize(), 0.0f, C.data()};
+      packed.data(), packed.blockRowSize(), 0.0f, C.data()};
   for (auto _ : state) {
     quire::detail::half_gemm(call, *set, 0, 1);
     benchmark::ClobberMemory();
@@ -71,6 +74,7 @@ void register_paths(quire::detail::HalfType type) {
 const bool kRegistered = [] {
   register_paths<quire::float16>(quire::detail::HalfType::fp16);
   register_paths<quire::bfloat16>(quire::detail::HalfType::bf16);
+  register_paths<float>(quire::detail::HalfType::fp32);
   return true;
 }();
 

@@ -21,6 +21,7 @@
 // clip to +-65504 then round to nearest even (so infinities become +-65504 and NaN
 // -65504). TypeConverter<bfloat16> is quire's (FBGEMM has no bf16 GEMM): round to
 // nearest even, a finite value beyond range saturates to +-0x7f7f, inf and NaN stay.
+// TypeConverter<float> (the identity) is in quire/FbgemmFP32.h, where FBGEMM has it.
 //
 // Unlike FBGEMM, every constructor and member checks its arguments and throws
 // std::invalid_argument naming the bad one; the object is movable (not copyable).
@@ -241,8 +242,10 @@ class PackedGemmMatrixB {
 
  private:
   static constexpr const char* kName =
-      std::is_same_v<T, float16> ? "PackedGemmMatrixFP16"
-                                 : (std::is_same_v<T, bfloat16> ? "PackedGemmMatrixBF16" : "PackedGemmMatrixB");
+      std::is_same_v<T, float16>    ? "PackedGemmMatrixFP16"
+      : std::is_same_v<T, bfloat16> ? "PackedGemmMatrixBF16"
+      : std::is_same_v<T, float>    ? "PackedGemmMatrixFP32"
+                                    : "PackedGemmMatrixB";
 
   // Offset of row r's row block plus its place inside a column block.
   uint64_t row_base(int r) const {

@@ -4,6 +4,7 @@
 #include "quire/Acc16.h"
 #include "quire/CompressedSparseColumn.h"
 #include "quire/FbgemmBF16.h"
+#include "quire/FbgemmFP32.h"
 #include "quire/Conv.h"
 #include "quire/DoSConvOnInpBuffer.h"
 #include "quire/DoSpmdmOnInpBuffer.h"

@@ -64,8 +64,9 @@ constexpr BlockingFactors kYmmVnni{6, 16, 8, 4, 120, 2048, 512};
 constexpr BlockingFactors kAvx512{6, 48, 16, 4, 120, 2048, 480};
 constexpr BlockingFactors kAvx512Vnni{6, 64, 16, 4, 120, 2048, 512};
 
-constexpr HalfKernels kHalfYmm{&kHalfFp16Avx2, &kHalfBf16Avx2, nullptr};
-constexpr HalfKernels kHalfZmm{&kHalfFp16Avx512, &kHalfBf16Avx512, &kHalfBf16Avx512Bf16};
+constexpr HalfKernels kHalfYmm{&kHalfFp16Avx2, &kHalfBf16Avx2, nullptr, &kHalfFp32Avx2};
+constexpr HalfKernels kHalfZmm{&kHalfFp16Avx512, &kHalfBf16Avx512, &kHalfBf16Avx512Bf16,
+                               &kHalfFp32Avx512};
 
 // One record per Isa, in enum order (checked below). Blocking {MR, NR, NR_MIN,
 // ROW_INTERLEAVE, MCB, KCB, NCB}.
@@ -74,7 +75,8 @@ constexpr IsaRecord kRecords[] = {
      .kernel = &portable_kernel, .pack_a = &pack::pack_a_portable,
      .widen_a = nullptr,
      .epilogue = &kEpiloguePortable, .quant = &kQuantPortable, .conv = &conv::kConvPortable,
-     .spmdm = &kSpmdmPortable, .half = {&kHalfFp16Portable, &kHalfBf16Portable, nullptr},
+     .spmdm = &kSpmdmPortable,
+     .half = {&kHalfFp16Portable, &kHalfBf16Portable, nullptr, &kHalfFp32Portable},
      .convert = nullptr, .int4 = &int4::kInt4Portable},
     {.isa = Isa::avx2, .blocking = kAvx2, .blocking_acc16 = kAvx2Acc16,
      .kernel = &jit_kernel<Isa::avx2>, .pack_a = &pack::pack_a_avx2,

@@ -58,7 +58,7 @@ using WidenAFn = void (*)(const uint8_t* a, int64_t lda, int rows, int k4_steps,
 struct EpilogueTable;   // vectorized output-pipeline routines, see detail/Epilogue.h
 struct QuantKernels;    // vectorized quantization routines, see detail/QuantKernels.h
 struct SpmdmKernels;    // CompressedSparseColumn::SpMDM's loops, see detail/SpmdmKernels.h
-struct HalfKernelSet;   // fp16/bf16-weight GEMM kernels, src/fp16/half_kernels.h
+struct HalfKernelSet;   // fp16/bf16/fp32-weight GEMM kernels, src/fp16/half_kernels.h
 struct ConvertKernels;  // fp32 <-> fp16/bf16 conversion loops, src/fp16/convert_kernels.h
 
 // What the int8 GEMM asks of a path: a kernel for an mr x nr register tile, in column
@@ -73,12 +73,13 @@ struct KernelRequest {
 };
 using KernelGetter = MicroKernelFn (*)(const KernelRequest& request);
 
-// The half-precision-weight GEMM's kernels on a path; bf16_dot (vdpbf16ps) is used
-// instead of bf16 when the CPU also has kCapAvx512Bf16.
+// The packed-weight GEMM's kernels on a path (fp16, bf16 and fp32 weights); bf16_dot
+// (vdpbf16ps) is used instead of bf16 when the CPU also has kCapAvx512Bf16.
 struct HalfKernels {
   const HalfKernelSet* fp16;
   const HalfKernelSet* bf16;
   const HalfKernelSet* bf16_dot;  // read only where traits().bf16_dot; else null
+  const HalfKernelSet* fp32;
 };
 
 struct IsaRecord {

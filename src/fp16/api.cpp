@@ -1,6 +1,6 @@
-// The public half-precision GEMM: argument and layout checks, the re-blocking of weights
-// stored with another column block than the kernels' 32, then the compute core of
-// fp16/half_gemm.h.
+// The public packed-weight GEMM (fp16, bf16, fp32 weights): argument and layout checks,
+// the re-blocking of weights stored with another column block than the kernels' 32, then
+// the compute core of fp16/half_gemm.h.
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -8,6 +8,7 @@
 
 #include "quire/FbgemmBF16.h"
 #include "quire/FbgemmFP16.h"
+#include "quire/FbgemmFP32.h"
 #include "quire/detail/Check.h"
 #include "fp16/half_gemm.h"
 
@@ -15,8 +16,9 @@ namespace quire {
 namespace {
 
 template <class T>
-constexpr detail::HalfType kHalfType =
-    std::is_same_v<T, float16> ? detail::HalfType::fp16 : detail::HalfType::bf16;
+constexpr detail::HalfType kHalfType = std::is_same_v<T, float16>    ? detail::HalfType::fp16
+                                       : std::is_same_v<T, bfloat16> ? detail::HalfType::bf16
+                                                                     : detail::HalfType::fp32;
 
 constexpr const char* kCompute = "cblas_gemm_compute";
 
@@ -66,7 +68,7 @@ void compute(matrix_op_t transa, int m, const void* A, detail::ActType act,
     b = &*reblocked;
   }
   const detail::HalfGemmCall call{kHalfType<T>, act, transa, m, b->numCols(), b->numRows(), A,
-                                  reinterpret_cast<const uint16_t*>(b->data()),
+                                  b->data(),
                                   b->blockRowSize(), beta, C};
   detail::half_gemm(call, detail::active_half_kernels(kHalfType<T>), thread_id, num_threads);
 }
@@ -91,5 +93,7 @@ template void cblas_gemm_compute<float16>(matrix_op_t, int, const float*,
 template void cblas_gemm_compute<bfloat16>(matrix_op_t, int, const float*,
                                            const PackedGemmMatrixB<bfloat16>&, float, float*, int,
                                            int);
+template void cblas_gemm_compute<float>(matrix_op_t, int, const float*,
+                                        const PackedGemmMatrixB<float>&, float, float*, int, int);
 
 }  // namespace quire

@@ -9,8 +9,8 @@
 //       for jc over the thread's columns, kColumnGroup at a time
 //         for each row tile: main tiles across the group, then edge tiles
 //
-// The B columns of a group (brow x 128 halves, 128 KiB, four consecutive panels of the row
-// block) are reused by every row tile
+// The B columns of a group (brow x 128 elements, 128 KiB of halves or 256 KiB of floats at
+// brow 512, four consecutive panels of the row block) are reused by every row tile
 // while they are in L2; a row tile's A rows stay in L1 across the group. Every element
 // is computed with the same operations in the same order whatever the rectangle, tile
 // or block it falls in (the first K block starts from beta * C, later ones from C, which
@@ -40,7 +40,12 @@ constexpr int kColumnGroup = 4 * kHalfPanel;
 // one fetches the next column group instead, so that the first tile of that group finds
 // its weights in cache while memory works in the shadow of the other tiles' FMAs. A
 // prefetch past the end of B is harmless.
-constexpr int64_t kPrefetchAhead = 4096 / sizeof(uint16_t);
+constexpr int64_t kPrefetchAheadBytes = 4096;
+
+// p advanced by elems packed elements of esize bytes.
+const void* advance(const void* p, int64_t elems, int esize) {
+  return static_cast<const char*>(p) + elems * esize;
+}
 
 // The converted A block of the calling thread: at most its share of A.
 thread_local GrowingScratch t_scratch;
@@ -76,13 +81,14 @@ struct RowTiles {
 // args.prefetch and args.c point at the first column.
 void run_row(const HalfKernelSet& set, HalfType type, int mr, HalfKernelArgs args, int nc) {
   const HalfTile main = set.main[mr], edge = set.edge[mr];
-  const uint16_t *b = args.b, *pf = args.prefetch;
+  const void *b = args.b, *pf = args.prefetch;
+  const int esize = half_elem_bytes(type);
   float* c = args.c;
   int j = 0;
   auto at = [&](int col) {
     const int64_t offset = half_column_offset(type, col, args.b_panel);
-    args.b = b + offset;
-    args.prefetch = pf + offset;
+    args.b = advance(b, offset, esize);
+    args.prefetch = advance(pf, offset, esize);
     args.c = c + col;
   };
   for (; j + main.width <= nc; j += main.width) {
@@ -101,14 +107,17 @@ void run_row(const HalfKernelSet& set, HalfType type, int mr, HalfKernelArgs arg
 
 void half_gemm(const HalfGemmCall& g, const HalfKernelSet& set, int thread_id, int num_threads) {
   if (set.weights != g.weights) {
+    const char* type = g.weights == HalfType::fp16   ? "fp16"
+                       : g.weights == HalfType::bf16 ? "bf16"
+                                                     : "fp32";
     throw std::invalid_argument(std::string("half_gemm: kernel path ") + set.name +
-                                " does not take " + (g.weights == HalfType::fp16 ? "fp16" : "bf16") +
-                                " weights");
+                                " does not take " + type + " weights");
   }
   const ThreadTile tile = partition_tiles(g.m, g.n, set.mr_max, kHalfPanel, thread_id, num_threads);
   if (tile.m0 >= tile.m1 || tile.n0 >= tile.n1) return;
 
   const int step = half_step_rows(g.weights);
+  const int esize = half_elem_bytes(g.weights);
   const int64_t nbcol = (g.n + kHalfPanel - 1) / kHalfPanel;
   const int kc_max = (std::min(g.brow, g.k) + step - 1) / step * step;
   const bool transposed = g.transa == matrix_op_t::Transpose;
@@ -131,7 +140,7 @@ void half_gemm(const HalfGemmCall& g, const HalfKernelSet& set, int thread_id, i
       // This row block's panels: steps * step rows of 32 each, one after another; the
       // block starts after k0 rows of all nbcol panels (kc_max = brow unless one block).
       const int64_t panel = steps * step * kHalfPanel;
-      const uint16_t* b_block = g.b + int64_t{k0} * nbcol * kHalfPanel;
+      const void* b_block = advance(g.b, int64_t{k0} * nbcol * kHalfPanel, esize);
 
       HalfKernelArgs args{};
       if (in_place) {
@@ -161,7 +170,7 @@ void half_gemm(const HalfGemmCall& g, const HalfKernelSet& set, int thread_id, i
 
       for (int j0 = tile.n0; j0 < tile.n1; j0 += kColumnGroup) {
         const int nc = std::min(kColumnGroup, tile.n1 - j0);
-        const uint16_t* b_group = b_block + j0 / kHalfPanel * panel;
+        const void* b_group = advance(b_block, j0 / kHalfPanel * panel, esize);
         const bool next_group = j0 + kColumnGroup < tile.n1;
         for (int t = 0; t < rows.count; ++t) {
           const int r0 = rows.first(t);
@@ -169,8 +178,9 @@ void half_gemm(const HalfGemmCall& g, const HalfKernelSet& set, int thread_id, i
           row.a = static_cast<const char*>(args.a) +
                   (in_place ? sizeof(float) : buf_size) * r0 * args.lda;
           row.b = b_group;
-          row.prefetch = t == 1 && next_group ? b_group + kColumnGroup / kHalfPanel * panel
-                                              : b_group + kPrefetchAhead;
+          row.prefetch = t == 1 && next_group
+                             ? advance(b_group, kColumnGroup / kHalfPanel * panel, esize)
+                             : advance(b_group, kPrefetchAheadBytes, 1);
           row.c = g.c + int64_t{i0 + r0} * g.n + j0;
           run_row(set, g.weights, rows.rows(t), row, nc);
         }
@@ -184,6 +194,7 @@ namespace {
 // A path's kernels for a weight type on this CPU.
 const HalfKernelSet& kernels_of(const IsaRecord& r, HalfType type) {
   if (type == HalfType::fp16) return *r.half.fp16;
+  if (type == HalfType::fp32) return *r.half.fp32;
   const bool dot = r.traits().bf16_dot && (cpu::cpu_features().caps() & kCapAvx512Bf16);
   return dot ? *r.half.bf16_dot : *r.half.bf16;
 }

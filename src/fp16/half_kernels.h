@@ -1,5 +1,5 @@
-// The kernels of the half-precision-weight GEMM and the per-path table that holds them
-// (docs/half-precision.md). The driver (half_gemm.cpp) reaches a path's code only
+// The kernels of the packed-weight GEMM (fp16, bf16 and fp32 weights) and the per-path
+// table that holds them (docs/half-precision.md). The driver (half_gemm.cpp) reaches a path's code only
 // through its HalfKernelSet, picked once per call.
 #pragma once
 
@@ -16,14 +16,14 @@ namespace quire::detail {
 struct HalfKernelArgs {
   const void* a;      // A at the tile's first row and the block's first k
   int64_t lda;        // A elements (float or bf16) between rows
-  const uint16_t* b;  // packed B at the tile's first column and the block's first step
+  const void* b;      // packed B at the tile's first column and the block's first step
   // Weights to prefetch, walked like b (same vector offsets, same step): b a little
   // ahead, or where the next column group will read (see half_gemm.cpp).
-  const uint16_t* prefetch;
+  const void* prefetch;
   int64_t b_panel;    // elements between consecutive panels (half_panel_elems)
   float* c;           // C at the tile's top-left element
   int64_t ldc;        // floats between rows of C
-  int64_t steps;      // k values (fp16) or pairs of k (bf16) in the block
+  int64_t steps;      // k values (fp16, fp32) or pairs of k (bf16) in the block
   int cols;           // columns of C written: the tile width, or fewer in an edge tile
   float beta;
 };
@@ -36,7 +36,7 @@ struct HalfTile {
 
 // How the kernels of a path read A: row-major rows lda elements apart.
 enum class AFormat : uint8_t {
-  f32,         // fp32 as given (fp16 weights): the caller's A, in place unless transposed
+  f32,         // fp32 as given (fp16, fp32 weights): the caller's A, in place unless transposed
   f32_pairs,   // fp32 rounded to bf16, rows zero-padded to even length (bf16 FMA kernels)
   bf16_pairs,  // bf16, rows zero-padded to even length (vdpbf16ps kernels)
 };
@@ -73,6 +73,9 @@ extern const HalfKernelSet kHalfBf16Avx2;
 extern const HalfKernelSet kHalfFp16Avx512;
 extern const HalfKernelSet kHalfBf16Avx512;
 extern const HalfKernelSet kHalfBf16Avx512Bf16;
+extern const HalfKernelSet kHalfFp32Portable;
+extern const HalfKernelSet kHalfFp32Avx2;
+extern const HalfKernelSet kHalfFp32Avx512;
 
 // AVX-512 converter for AFormat::bf16_pairs (kernels_avx512.cpp), used by the vdpbf16ps
 // path: the conversion needs only AVX-512F/BW.

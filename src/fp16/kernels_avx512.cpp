@@ -1,7 +1,7 @@
-// AVX-512 kernels of the half-precision-weight GEMM: fp16 weights widened by vcvtph2ps,
-// bf16 pairs widened by a mask and a shift, both into fp32 FMAs (A broadcast from memory
-// by the FMA itself) on zmm tiles of up to 14 x 32 (fp16) or 12 x 32 (bf16) elements;
-// and the vector A converters of the bf16 paths.
+// AVX-512 kernels of the packed-weight GEMM: fp16 weights widened by vcvtph2ps, bf16
+// pairs widened by a mask and a shift, fp32 weights loaded as they are, all into fp32
+// FMAs (A broadcast from memory by the FMA itself) on zmm tiles of up to 14 x 32 (fp16,
+// fp32) or 12 x 32 (bf16) elements; and the vector A converters of the bf16 paths.
 #include <algorithm>
 #include <cstring>
 
@@ -10,24 +10,37 @@
 namespace quire::detail {
 namespace {
 
-// fp16 rows: per k, NV vectors of 16 weights widened, then each row's A value broadcast
-// by its FMAs.
-struct Fp16Step {
+// 16 weights as fp32: fp16 widened, fp32 as stored.
+struct Fp16Weights {
+  using E = uint16_t;
+  static constexpr HalfType kType = HalfType::fp16;
+  static __m512 load(const E* p) { return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))); }
+};
+struct Fp32Weights {
+  using E = float;
+  static constexpr HalfType kType = HalfType::fp32;
+  static __m512 load(const E* p) { return _mm512_loadu_ps(p); }
+};
+
+// One k per step (fp16, fp32): NV vectors of 16 weights, then each row's A value
+// broadcast by its FMAs.
+template <class Weights>
+struct OneKStep {
   template <int MR, int NV>
   static void run(__m512 (&acc)[MR][NV], const HalfKernelArgs& p) {
+    using E = typename Weights::E;
     int64_t off[NV];
 #pragma GCC unroll 8
     for (int v = 0; v < NV; ++v)
-      off[v] = half_column_offset(HalfType::fp16, v * kZmmLanes, p.b_panel);
+      off[v] = half_column_offset(Weights::kType, v * kZmmLanes, p.b_panel);
     const float* a = static_cast<const float*>(p.a);
-    const uint16_t* b = p.b;
-    const uint16_t* pf = p.prefetch;
+    const E* b = static_cast<const E*>(p.b);
+    const E* pf = static_cast<const E*>(p.prefetch);
     for (int64_t s = 0; s < p.steps; ++s, ++a, b += kHalfPanel, pf += kHalfPanel) {
-      prefetch_b(pf, off, 32);
+      prefetch_b(pf, off, kZmmLanes * sizeof(E));
       __m512 w[NV];
 #pragma GCC unroll 8
-      for (int v = 0; v < NV; ++v)
-        w[v] = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + off[v])));
+      for (int v = 0; v < NV; ++v) w[v] = Weights::load(b + off[v]);
 #pragma GCC unroll 14
       for (int i = 0; i < MR; ++i) {
 #pragma GCC unroll 8
@@ -49,8 +62,8 @@ struct Bf16FmaStep {
       off[v] = half_column_offset(HalfType::bf16, v * kZmmLanes, p.b_panel);
     const __m512i high = _mm512_set1_epi32(static_cast<int>(0xFFFF0000u));
     const float* a = static_cast<const float*>(p.a);
-    const uint16_t* b = p.b;
-    const uint16_t* pf = p.prefetch;
+    const uint16_t* b = static_cast<const uint16_t*>(p.b);
+    const uint16_t* pf = static_cast<const uint16_t*>(p.prefetch);
     for (int64_t s = 0; s < p.steps; ++s, a += 2, b += 2 * kHalfPanel, pf += 2 * kHalfPanel) {
       prefetch_b(pf, off, 64);
       __m512 w[NV];
@@ -118,12 +131,14 @@ void convert_a_bf16_pairs_avx512(const void* src, ActType act, int64_t ld, int r
   }
 }
 
-// Register budget (A comes with each FMA from memory): fp16 14 x 2 vectors: 28
+// Register budget (A comes with each FMA from memory): fp16, fp32 14 x 2 vectors: 28
 // accumulators + 2 weights = 30 of 32; bf16 12 x 2: 24 + 2 + the mask = 27 (14 rows fit
 // as well and measured no faster). mcb keeps the block of converted A rows (mcb x the K
 // block) in L2.
-const HalfKernelSet kHalfFp16Avx512 =
-    zmm_set<Fp16Step, 14>("fp16_avx512", HalfType::fp16, AFormat::f32, 126, nullptr);
+const HalfKernelSet kHalfFp16Avx512 = zmm_set<OneKStep<Fp16Weights>, 14>(
+    "fp16_avx512", HalfType::fp16, AFormat::f32, 126, nullptr);
+const HalfKernelSet kHalfFp32Avx512 = zmm_set<OneKStep<Fp32Weights>, 14>(
+    "fp32_avx512", HalfType::fp32, AFormat::f32, 126, nullptr);
 const HalfKernelSet kHalfBf16Avx512 = zmm_set<Bf16FmaStep, 12>(
     "bf16_avx512", HalfType::bf16, AFormat::f32_pairs, 120, &convert_a_f32_pairs);
 

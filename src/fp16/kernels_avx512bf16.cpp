@@ -26,8 +26,8 @@ struct DpBf16Step {
     for (int v = 0; v < NV; ++v)
       off[v] = half_column_offset(HalfType::bf16, v * kZmmLanes, p.b_panel);
     const uint16_t* a = static_cast<const uint16_t*>(p.a);
-    const uint16_t* b = p.b;
-    const uint16_t* pf = p.prefetch;
+    const uint16_t* b = static_cast<const uint16_t*>(p.b);
+    const uint16_t* pf = static_cast<const uint16_t*>(p.prefetch);
     for (int64_t s = 0; s < p.steps; ++s, a += 2, b += 2 * kHalfPanel, pf += 2 * kHalfPanel) {
       prefetch_b(pf, off, 64);
       __m512bh w[NV];

@@ -1,4 +1,5 @@
-// Portable C++ kernels of the half-precision-weight GEMM, and the scalar A conversion.
+// Portable C++ kernels of the packed-weight GEMM (fp16, bf16, fp32 weights), and the
+// scalar A conversion.
 // std::fma gives the single rounding of the vector FMA, so every path gives these bits.
 #include <cmath>
 #include <cstring>
@@ -30,15 +31,19 @@ struct PortableAcc {
   }
 };
 
-// One panel of fp16 weights: acc[i][j] = fma(A[i][k], w[k][j], acc[i][j]) for each k.
-template <int MR>
-void fp16_tile(const HalfKernelArgs& p) {
+float widen(uint16_t h) { return cpu_half2float(float16{h}); }
+float widen(float x) { return x; }
+
+// One panel of fp16 (E = uint16_t) or fp32 weights: acc[i][j] = fma(A[i][k], w[k][j],
+// acc[i][j]) for each k.
+template <class E, int MR>
+void one_step_tile(const HalfKernelArgs& p) {
   PortableAcc<MR> acc(p);
   const float* a = static_cast<const float*>(p.a);
-  const uint16_t* b = p.b;
+  const E* b = static_cast<const E*>(p.b);
   for (int64_t s = 0; s < p.steps; ++s, b += kHalfPanel) {
     float w[kHalfPanel];
-    for (int j = 0; j < kHalfPanel; ++j) w[j] = cpu_half2float(float16{b[j]});
+    for (int j = 0; j < kHalfPanel; ++j) w[j] = widen(b[j]);
     for (int i = 0; i < MR; ++i) {
       const float x = a[i * p.lda + s];
       for (int j = 0; j < kHalfPanel; ++j) acc.v[i][j] = std::fma(x, w[j], acc.v[i][j]);
@@ -52,7 +57,7 @@ template <int MR>
 void bf16_tile(const HalfKernelArgs& p) {
   PortableAcc<MR> acc(p);
   const float* a = static_cast<const float*>(p.a);
-  const uint16_t* b = p.b;
+  const uint16_t* b = static_cast<const uint16_t*>(p.b);
   for (int64_t s = 0; s < p.steps; ++s, b += 2 * kHalfPanel) {
     float odd[kHalfPanel], even[kHalfPanel];
     for (int j = 0; j < kHalfPanel; ++j) {
@@ -83,7 +88,11 @@ constexpr HalfKernelSet portable_set(const char* name, HalfType weights, AFormat
 
 template <int MR>
 struct Fp16Tile {
-  static void run(const HalfKernelArgs& p) { fp16_tile<MR>(p); }
+  static void run(const HalfKernelArgs& p) { one_step_tile<uint16_t, MR>(p); }
+};
+template <int MR>
+struct Fp32Tile {
+  static void run(const HalfKernelArgs& p) { one_step_tile<float, MR>(p); }
 };
 template <int MR>
 struct Bf16Tile {
@@ -129,5 +138,7 @@ const HalfKernelSet kHalfFp16Portable =
     portable_set<Fp16Tile>("fp16_portable", HalfType::fp16, AFormat::f32, nullptr);
 const HalfKernelSet kHalfBf16Portable = portable_set<Bf16Tile>(
     "bf16_portable", HalfType::bf16, AFormat::f32_pairs, &convert_a_f32_pairs);
+const HalfKernelSet kHalfFp32Portable =
+    portable_set<Fp32Tile>("fp32_portable", HalfType::fp32, AFormat::f32, nullptr);
 
 }  // namespace quire::detail

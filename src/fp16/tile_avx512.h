@@ -1,4 +1,4 @@
-// The AVX-512 pieces of the half-precision-weight kernels: the FMA with an embedded
+// The AVX-512 pieces of the packed-weight kernels: the FMA with an embedded
 // broadcast, prefetching, and the table of half_tile<Avx512> instances (half_tile.h).
 // Included only by AVX-512 translation units.
 //
@@ -20,8 +20,8 @@ namespace {
 constexpr int kZmmLanes = Avx512::W;
 
 // Prefetches the 64-byte lines at pf + off[v] of the NV vectors (vector_bytes each).
-template <int NV>
-void prefetch_b(const uint16_t* pf, const int64_t (&off)[NV], int vector_bytes) {
+template <class E, int NV>
+void prefetch_b(const E* pf, const int64_t (&off)[NV], int vector_bytes) {
 #pragma GCC unroll 8
   for (int v = 0; v < NV; ++v) {
     if (v * vector_bytes % 64 == 0)
