@@ -1,0 +1,142 @@
+// The embedding-bag loop, written once over a row-decoding vocabulary `Ops` (bag_ops_ymm.h,
+// bag_ops_zmm.h, bag_ops_scalar.h) and instantiated per path. Per column chunk of NV
+// vectors, the bag's rows are summed in NV registers:
+//   float / fp16 / bf16 rows:  acc = fma(w, x, acc)
+//   quantized rows:            acc = fma(w * scale, q, acc + w * bias)
+// which are FBGEMM's reference formulas element by element (docs/embedding.md), then
+// acc *= 1 / len when normalizing, then the output conversion.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <utility>
+
+#include "common/intrinsics.h"
+#include "embedding/embedding_kernels.h"
+
+namespace quire::detail {
+namespace {
+
+constexpr bool quantized(RowFormat r) {
+  return r == RowFormat::kU8 || r == RowFormat::kU8Half || r == RowFormat::kU4 ||
+         r == RowFormat::kU2;
+}
+
+constexpr int64_t bits_per_element(RowFormat r) {
+  switch (r) {
+    case RowFormat::kF32: return 32;
+    case RowFormat::kF16:
+    case RowFormat::kBF16: return 16;
+    case RowFormat::kU8:
+    case RowFormat::kU8Half: return 8;
+    case RowFormat::kU4: return 4;
+    case RowFormat::kU2: return 2;
+  }
+  return 0;
+}
+
+// The last lanes of a row end in the row: near the table's end a full vector would read
+// past it, so those n < W elements are copied out first (only the table's last rows).
+template <class Ops, RowFormat R>
+typename Ops::F load_part(const uint8_t* data, int64_t e, int n, const uint8_t* table_end) {
+  constexpr int64_t kBits = bits_per_element(R);
+  const uint8_t* p = data + e * kBits / 8;
+  if (p + Ops::W * kBits / 8 <= table_end) [[likely]]
+    return Ops::template load<R>(data, e);
+  alignas(64) uint8_t buf[64] = {};
+  std::memcpy(buf, p, static_cast<size_t>((n * kBits + 7) / 8));
+  return Ops::template load<R>(buf, 0);
+}
+
+template <class Index>
+void prefetch_row(const BagJob& j, const Index* idx, int64_t k) {
+  if (k >= j.index_size) return;
+  const int64_t r = idx[k];
+  if (static_cast<uint64_t>(r) >= static_cast<uint64_t>(j.data_size)) return;
+  const uint8_t* row = j.table + r * j.stride;
+  for (int64_t o = 0; o < j.pf_len; o += 64) _mm_prefetch(row + j.pf_off + o, _MM_HINT_T0);
+  _mm_prefetch(row + j.pf_off + j.pf_len - 1, _MM_HINT_T0);
+}
+
+template <class Ops, RowFormat R>
+void scale_bias(const uint8_t* row, const BagJob& j, float w, float& scale, float& bias) {
+  float s, b;
+  if constexpr (R == RowFormat::kU8) {
+    std::memcpy(&s, row + j.sb_off, sizeof s);
+    std::memcpy(&b, row + j.sb_off + sizeof s, sizeof b);
+  } else {
+    uint16_t h[2];
+    std::memcpy(h, row + j.sb_off, sizeof h);
+    s = Ops::half(h[0]);
+    b = Ops::half(h[1]);
+  }
+  scale = w * s;
+  bias = w * b;
+}
+
+template <class Ops, RowFormat R, class Index, int NV>
+void bag_chunk(const BagJob& j) {
+  using F = typename Ops::F;
+  constexpr int W = Ops::W;
+  const auto* idx = static_cast<const Index*>(j.indices);
+  const bool partial = j.tail < W;
+  F acc[NV];
+  for (int v = 0; v < NV; ++v) acc[v] = Ops::zero();
+
+  const int64_t end = j.begin + j.len;
+  for (int64_t k = j.begin; k < end; ++k) {
+    if (j.prefetch > 0) prefetch_row(j, idx, k + j.prefetch);
+    const int64_t r = idx[k];
+    if (j.skip_minus_one && r == -1) continue;
+    const float w = j.weights ? j.weights[j.positional ? k - j.begin : k] : 1.0f;
+    const uint8_t* row = j.table + r * j.stride;
+    const uint8_t* data = row + j.data_off;
+    auto load = [&](int v) {
+      const int64_t e = j.col0 + int64_t{v} * W;
+      if (v == NV - 1 && partial) return load_part<Ops, R>(data, e, j.tail, j.table_end);
+      return Ops::template load<R>(data, e);
+    };
+    if constexpr (quantized(R)) {
+      float scale, bias;
+      scale_bias<Ops, R>(row, j, w, scale, bias);
+      const F s = Ops::set1(scale), b = Ops::set1(bias);
+      for (int v = 0; v < NV; ++v) acc[v] = Ops::fmadd(s, load(v), Ops::add(acc[v], b));
+    } else {
+      const F wv = Ops::set1(w);
+      for (int v = 0; v < NV; ++v) acc[v] = Ops::fmadd(wv, load(v), acc[v]);
+    }
+  }
+  if (j.normalize && j.len != 0) {
+    const F s = Ops::set1(1.0f / static_cast<float>(j.len));
+    for (int v = 0; v < NV; ++v) acc[v] = Ops::mul(acc[v], s);
+  }
+  for (int v = 0; v < NV; ++v)
+    Ops::store(j.out_format, j.out, int64_t{v} * W, acc[v], v == NV - 1 ? j.tail : W);
+}
+
+template <class Ops, RowFormat R, class Index, int... NV>
+constexpr void fill_row(BagFn* out, std::integer_sequence<int, NV...>) {
+  ((out[NV] = &bag_chunk<Ops, R, Index, NV + 1>), ...);
+}
+
+template <class Ops>
+constexpr EmbeddingKernels make_embedding_kernels() {
+  EmbeddingKernels k{};
+  k.lanes = Ops::W;
+  using Seq = std::make_integer_sequence<int, kMaxChunkVectors>;
+  auto fill = [&]<RowFormat R>() {
+    fill_row<Ops, R, int32_t>(k.bag[static_cast<int>(R)][0], Seq{});
+    fill_row<Ops, R, int64_t>(k.bag[static_cast<int>(R)][1], Seq{});
+  };
+  fill.template operator()<RowFormat::kF32>();
+  fill.template operator()<RowFormat::kF16>();
+  fill.template operator()<RowFormat::kBF16>();
+  fill.template operator()<RowFormat::kU8>();
+  fill.template operator()<RowFormat::kU8Half>();
+  fill.template operator()<RowFormat::kU4>();
+  fill.template operator()<RowFormat::kU2>();
+  return k;
+}
+
+}  // namespace
+}  // namespace quire::detail
