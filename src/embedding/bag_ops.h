@@ -31,7 +31,7 @@ struct BagOps {
   // W elements from element e (a multiple of W) of a row's data: exactly the bytes they
   // occupy are read.
   template <RowFormat R>
-  static F load(const uint8_t* data, int64_t e) {
+  static F load(const uint8_t* data, int e) {
     const uint8_t* p = data + e * bits_per_element(R) / 8;
     if constexpr (R == RowFormat::kF32) {
       return V::loadf(reinterpret_cast<const float*>(p));

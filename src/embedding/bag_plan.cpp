@@ -27,15 +27,16 @@ int64_t bits_of(RowFormat f) {
 
 [[noreturn]] void bad(const std::string& what) { throw std::invalid_argument(what); }
 
+// The largest index of idx[0..n) if all lie in [low, data_size), else -2.
 template <class Index>
-bool indices_in_range(const Index* idx, int64_t n, int64_t data_size, bool allow_minus_one) {
-  const int64_t low = allow_minus_one ? -1 : 0;
-  bool bad_index = false;
-  for (int64_t i = 0; i < n; ++i) {  // no early exit: the loop vectorizes
-    const int64_t r = idx[i];
-    bad_index |= (r < low) | (r >= data_size);
+int64_t checked_max(const Index* idx, int64_t n, int64_t data_size, int64_t low) {
+  // A min / max reduction: it vectorizes, where an early exit would not.
+  Index lo = 0, hi = -1;
+  for (int64_t i = 0; i < n; ++i) {
+    lo = std::min(lo, idx[i]);
+    hi = std::max(hi, idx[i]);
   }
-  return !bad_index;
+  return lo >= low && int64_t{hi} < data_size ? int64_t{hi} : -2;
 }
 
 }  // namespace
@@ -98,17 +99,23 @@ bool bags_cover(const Offset* ol, bool use_offsets, int64_t output_size, int64_t
 
 template <class Index, class Offset>
 void run_checked_bags(const BagPlan& p, int64_t output_size, int64_t index_size,
-                      int64_t data_size, const uint8_t* table, const Index* indices,
-                      const Offset* ol, const float* weights, void* out) {
+                      int64_t data_size, int64_t max_row, const uint8_t* table,
+                      const Index* indices, const Offset* ol, const float* weights, void* out) {
   const EmbeddingKernels& k = *p.kernels;
   const int it = sizeof(Index) == 8 ? 1 : 0;
   const int64_t chunk = int64_t{kMaxChunkVectors} * k.lanes;
   const int64_t full_chunks = p.block_size / chunk;
   const int64_t rest = p.block_size - full_chunks * chunk;
   const int rest_vectors = static_cast<int>((rest + k.lanes - 1) / k.lanes);
-  const BagFn full_fn = k.bag[static_cast<int>(p.format)][it][kMaxChunkVectors - 1];
-  const BagFn rest_fn = rest ? k.bag[static_cast<int>(p.format)][it][rest_vectors - 1] : nullptr;
   const int64_t bits = bits_of(p.format);
+  // A partial last vector is read whole (the bytes past the row's end ignored) unless
+  // that could end past the table: rows from max_row on are then copied out (safe).
+  const int64_t read_end = p.data_off + (p.block_size + k.lanes - 1) / k.lanes * k.lanes * bits / 8;
+  const bool safe = max_row >= 0 && max_row * p.stride + read_end >
+                                        (data_size - 1) * p.stride + p.row_bytes;
+  const auto& fns = k.bag[static_cast<int>(p.format)][it];
+  const BagFn full_fn = fns[0][kMaxChunkVectors - 1];
+  const BagFn rest_fn = rest ? fns[safe ? 1 : 0][rest_vectors - 1] : nullptr;
 
   BagJob j{};
   j.table = table;
@@ -118,7 +125,6 @@ void run_checked_bags(const BagPlan& p, int64_t output_size, int64_t index_size,
   j.indices = indices;
   j.index_size = p.no_bag ? output_size : index_size;
   j.data_size = data_size;
-  j.table_end = data_size > 0 ? table + (data_size - 1) * p.stride + p.row_bytes : table;
   j.weights = p.has_weight ? weights : nullptr;
   j.positional = p.positional;
   j.skip_minus_one = p.skip_minus_one;
@@ -167,13 +173,13 @@ bool run_bags(const BagPlan& p, int64_t output_size, int64_t index_size, int64_t
               const uint8_t* table, const Index* indices, const Offset* ol,
               const float* weights, void* out) {
   if (output_size < 0 || index_size < 0 || data_size < 0) return false;
-  if (p.no_bag) {
-    if (!indices_in_range(indices, output_size, data_size, false)) return false;
-  } else {
-    if (!bags_cover(ol, p.use_offsets, output_size, index_size)) return false;
-    if (!indices_in_range(indices, index_size, data_size, p.skip_minus_one)) return false;
-  }
-  run_checked_bags(p, output_size, index_size, data_size, table, indices, ol, weights, out);
+  if (!p.no_bag && !bags_cover(ol, p.use_offsets, output_size, index_size)) return false;
+  const int64_t max_row = p.no_bag ? checked_max(indices, output_size, data_size, 0)
+                                   : checked_max(indices, index_size, data_size,
+                                                 p.skip_minus_one ? -1 : 0);
+  if (max_row == -2) return false;
+  run_checked_bags(p, output_size, index_size, data_size, max_row, table, indices, ol, weights,
+                   out);
   return true;
 }
 
@@ -182,8 +188,8 @@ bool run_bags(const BagPlan& p, int64_t output_size, int64_t index_size, int64_t
                                         const uint8_t*, const Index*, const Offset*,          \
                                         const float*, void*);                                 \
   template void run_checked_bags<Index, Offset>(const BagPlan&, int64_t, int64_t, int64_t,    \
-                                                const uint8_t*, const Index*, const Offset*,  \
-                                                const float*, void*);
+                                                int64_t, const uint8_t*, const Index*,        \
+                                                const Offset*, const float*, void*);
 QUIRE_EMBEDDING_RUN(int32_t, int32_t)
 QUIRE_EMBEDDING_RUN(int32_t, int64_t)
 QUIRE_EMBEDDING_RUN(int64_t, int32_t)

@@ -42,10 +42,12 @@ bool run_bags(const BagPlan& plan, int64_t output_size, int64_t index_size, int6
               const float* weights, void* out);
 
 // The same over indices already checked to lie in [-1, data_size) (-1 only where
-// plan.skip_minus_one), with bag lengths already checked: the row-wise sparse kernels.
+// plan.skip_minus_one), the largest max_row (-1: none), with bag lengths already checked:
+// the row-wise sparse kernels.
 template <class Index, class Offset>
 void run_checked_bags(const BagPlan& plan, int64_t output_size, int64_t index_size,
-                      int64_t data_size, const uint8_t* table, const Index* indices,
+                      int64_t data_size, int64_t max_row, const uint8_t* table,
+                      const Index* indices,
                       const Offset* offsets_or_lengths, const float* weights, void* out);
 
 // The bag lengths cover exactly index_size indices, none negative.

@@ -24,7 +24,6 @@ struct BagJob {
   const void* indices;  // int32_t or int64_t, by the routine
   int64_t index_size;
   int64_t data_size;
-  const uint8_t* table_end;  // one past the last row's last byte (not its stride padding)
   const float* weights;  // null: every weight 1
   bool positional;       // weights[j - begin] instead of weights[j]
   bool skip_minus_one;   // index -1 is a pruned row: skipped (still counted in len)
@@ -40,11 +39,14 @@ struct BagJob {
 
 using BagFn = void (*)(const BagJob& job);
 
-// Routines by [row format][index type: 0 int32, 1 int64][vectors per chunk - 1].
+// Routines by [row format][index type: 0 int32, 1 int64][safe][vectors per chunk - 1].
+// A chunk whose last vector is partial reads that vector whole (past the row's end)
+// unless safe, which copies the row's last bytes out first: for calls that touch the
+// table's last rows, where the whole vector could end past the table.
 inline constexpr int kMaxChunkVectors = 8;
 struct EmbeddingKernels {
   int lanes;  // floats per vector
-  BagFn bag[kRowFormatCount][2][kMaxChunkVectors];
+  BagFn bag[kRowFormatCount][2][2][kMaxChunkVectors];
 };
 
 extern const EmbeddingKernels kEmbeddingPortable;

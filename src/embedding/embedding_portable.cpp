@@ -20,7 +20,7 @@ struct ScalarOps {
   static float half(uint16_t h) { return cpu_half2float(float16{h}); }
 
   template <RowFormat R>
-  static F load(const uint8_t* data, int64_t e) {
+  static F load(const uint8_t* data, int e) {
     if constexpr (R == RowFormat::kF32) {
       float x;
       std::memcpy(&x, data + 4 * e, sizeof x);

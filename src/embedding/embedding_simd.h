@@ -35,14 +35,13 @@ constexpr int64_t bits_per_element(RowFormat r) {
   return 0;
 }
 
-// The last lanes of a row end in the row: near the table's end a full vector would read
-// past it, so those n < W elements are copied out first (only the table's last rows).
+// The last n < W elements of a row, at p: a full vector would read past the row, and near
+// the table's end past the table, so the bytes are copied out first. Only in the kernels
+// for calls that touch the table's last rows (kSafe): elsewhere the over-read stays
+// inside the table.
 template <class Ops, RowFormat R>
-typename Ops::F load_part(const uint8_t* data, int64_t e, int n, const uint8_t* table_end) {
+typename Ops::F load_part(const uint8_t* p, int n) {
   constexpr int64_t kBits = bits_per_element(R);
-  const uint8_t* p = data + e * kBits / 8;
-  if (p + Ops::W * kBits / 8 <= table_end) [[likely]]
-    return Ops::template load<R>(data, e);
   alignas(64) uint8_t buf[64] = {};
   std::memcpy(buf, p, static_cast<size_t>((n * kBits + 7) / 8));
   return Ops::template load<R>(buf, 0);
@@ -74,13 +73,17 @@ void scale_bias(const uint8_t* row, const BagJob& j, float w, float& scale, floa
   bias = w * b;
 }
 
-template <class Ops, RowFormat R, class Index, int NV>
+template <class Ops, RowFormat R, class Index, bool kSafe, int NV>
 void bag_chunk(const BagJob& j) {
   using F = typename Ops::F;
   constexpr int W = Ops::W;
   const auto* idx = static_cast<const Index*>(j.indices);
   const bool partial = j.tail < W;
+  const int64_t first_byte = j.data_off + j.col0 * bits_per_element(R) / 8;
+  // acc[] stays in registers only if no lambda captures it (its address would escape)
+  // and the loops over it are unrolled.
   F acc[NV];
+#pragma GCC unroll 8
   for (int v = 0; v < NV; ++v) acc[v] = Ops::zero();
 
   const int64_t end = j.begin + j.len;
@@ -90,33 +93,37 @@ void bag_chunk(const BagJob& j) {
     if (j.skip_minus_one && r == -1) continue;
     const float w = j.weights ? j.weights[j.positional ? k - j.begin : k] : 1.0f;
     const uint8_t* row = j.table + r * j.stride;
-    const uint8_t* data = row + j.data_off;
+    const uint8_t* data = row + first_byte;
     auto load = [&](int v) {
-      const int64_t e = j.col0 + int64_t{v} * W;
-      if (v == NV - 1 && partial) return load_part<Ops, R>(data, e, j.tail, j.table_end);
-      return Ops::template load<R>(data, e);
+      if (kSafe && v == NV - 1 && partial)
+        return load_part<Ops, R>(data + v * W * bits_per_element(R) / 8, j.tail);
+      return Ops::template load<R>(data, v * W);
     };
     if constexpr (quantized(R)) {
       float scale, bias;
       scale_bias<Ops, R>(row, j, w, scale, bias);
       const F s = Ops::set1(scale), b = Ops::set1(bias);
+#pragma GCC unroll 8
       for (int v = 0; v < NV; ++v) acc[v] = Ops::fmadd(s, load(v), Ops::add(acc[v], b));
     } else {
       const F wv = Ops::set1(w);
+#pragma GCC unroll 8
       for (int v = 0; v < NV; ++v) acc[v] = Ops::fmadd(wv, load(v), acc[v]);
     }
   }
   if (j.normalize && j.len != 0) {
     const F s = Ops::set1(1.0f / static_cast<float>(j.len));
+#pragma GCC unroll 8
     for (int v = 0; v < NV; ++v) acc[v] = Ops::mul(acc[v], s);
   }
+#pragma GCC unroll 8
   for (int v = 0; v < NV; ++v)
     Ops::store(j.out_format, j.out, int64_t{v} * W, acc[v], v == NV - 1 ? j.tail : W);
 }
 
-template <class Ops, RowFormat R, class Index, int... NV>
+template <class Ops, RowFormat R, class Index, bool kSafe, int... NV>
 constexpr void fill_row(BagFn* out, std::integer_sequence<int, NV...>) {
-  ((out[NV] = &bag_chunk<Ops, R, Index, NV + 1>), ...);
+  ((out[NV] = &bag_chunk<Ops, R, Index, kSafe, NV + 1>), ...);
 }
 
 template <class Ops>
@@ -125,8 +132,11 @@ constexpr EmbeddingKernels make_embedding_kernels() {
   k.lanes = Ops::W;
   using Seq = std::make_integer_sequence<int, kMaxChunkVectors>;
   auto fill = [&]<RowFormat R>() {
-    fill_row<Ops, R, int32_t>(k.bag[static_cast<int>(R)][0], Seq{});
-    fill_row<Ops, R, int64_t>(k.bag[static_cast<int>(R)][1], Seq{});
+    auto& f = k.bag[static_cast<int>(R)];
+    fill_row<Ops, R, int32_t, false>(f[0][0], Seq{});
+    fill_row<Ops, R, int32_t, true>(f[0][1], Seq{});
+    fill_row<Ops, R, int64_t, false>(f[1][0], Seq{});
+    fill_row<Ops, R, int64_t, true>(f[1][1], Seq{});
   };
   fill.template operator()<RowFormat::kF32>();
   fill.template operator()<RowFormat::kF16>();

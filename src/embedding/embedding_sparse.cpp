@@ -40,8 +40,8 @@ bool run_pruned(const BagPlan& plan, int64_t output_size, int64_t index_size,
     compressed[static_cast<size_t>(i)] = c;
     rows = std::max<int64_t>(rows, int64_t{c} + 1);
   }
-  detail::run_checked_bags(plan, output_size, index_size, rows, input, compressed.data(), ol,
-                           weights, out);
+  detail::run_checked_bags(plan, output_size, index_size, rows, rows - 1, input,
+                           compressed.data(), ol, weights, out);
   return true;
 }
 
