@@ -192,7 +192,7 @@ int main(int argc, char** argv) {
 
   if (opt->isa) {
     try {
-      quire::fbgemmForceIsa(*opt->isa);
+      quire::forceIsa(*opt->isa);
     } catch (const std::invalid_argument& e) {
       std::fprintf(stderr, "quire-bench: --isa %s: %s\n", quire::instSetName(*opt->isa),
                    e.what());

@@ -92,8 +92,8 @@ TEST(AvxVnniEncoding, ForcingWithoutCpuSupportThrowsNamingBoth) {
     GTEST_SKIP() << "this CPU has AVX-VNNI: see RunsExactlyWhenSupported";
   const inst_set_t before = fbgemmInstructionSet();
   try {
-    fbgemmForceIsa(inst_set_t::avx_vnni);
-    FAIL() << "fbgemmForceIsa(avx_vnni) did not throw on a CPU without AVX-VNNI";
+    forceIsa(inst_set_t::avx_vnni);
+    FAIL() << "forceIsa(avx_vnni) did not throw on a CPU without AVX-VNNI";
   } catch (const std::invalid_argument& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("avx_vnni"), std::string::npos) << "does not name what was asked: " << what;

@@ -236,10 +236,12 @@ TEST_F(BadInput, GemmBlockingParamsDisagreeWithThePacker) {
 
 TEST_F(BadInput, ForcedIsa) {
   const inst_set_t before = fbgemmInstructionSet();
+  EXPECT_INVALID(W("inst_set_t", "42"), forceIsa(static_cast<inst_set_t>(42)));
   EXPECT_INVALID(W("inst_set_t", "42"), fbgemmForceIsa(static_cast<inst_set_t>(42)));
+  EXPECT_INVALID(W("sve"), forceIsa(inst_set_t::sve));
   for (const IsaCase& c : all_isas()) {
     if (c.supported) continue;
-    EXPECT_INVALID(W(instSetName(c.isa)), fbgemmForceIsa(c.isa));
+    EXPECT_INVALID(W(instSetName(c.isa)), forceIsa(c.isa));
   }
   EXPECT_EQ(fbgemmInstructionSet(), before);
 }

@@ -78,7 +78,8 @@ void dynamic_linear(const float* x, int M, const PackedLinear& l, const float* b
   fbgemmPacked(packA, *l.packed, y, buffer.data(), l.N, out, thread_id, num_threads);
 }
 
-// The paths this CPU has, as an engine would force them (fbgemmForceIsa).
+// The paths this CPU has, as an engine would force them (fbgemmForceIsa; anyarch means
+// "nothing forced" there, as in FBGEMM).
 std::vector<inst_set_t> supported_paths() {
   std::vector<inst_set_t> paths{inst_set_t::anyarch};
   if (fbgemmHasAvx2Support()) paths.push_back(inst_set_t::avx2);

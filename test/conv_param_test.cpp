@@ -32,6 +32,12 @@ TEST(ConvParam, DerivedDimsTransposed) {
   EXPECT_EQ((std::array<int, 2>{8, 9}), p.OUT_DIM);
   EXPECT_EQ((std::array<int, 2>{6, 7}), p.IN_DIMP);  // IN + 2 * dilation * (K - 1) - pads
   EXPECT_TRUE(p.transposed);
+  // output_pad at or past the stride (FBGEMM accepts it): (30 - 1) * 1 - 2 + 2 + 1 + 1 = 31,
+  // and (4 - 1) * 2 - 2 + 2 + 3 + 1 = 10 (by 5 along W).
+  const conv_param_t<1> q(1, 16, 16, {30}, 1, {3}, {1}, {1, 1}, {1}, {1}, true);
+  EXPECT_EQ(31, q.OUT_DIM[0]);
+  const conv_param_t<2> r(1, 8, 8, {4, 4}, 8, {3, 3}, {2, 1}, {1, 1, 1, 1}, {1, 1}, {3, 1}, true);
+  EXPECT_EQ((std::array<int, 2>{10, 5}), r.OUT_DIM);
 }
 
 TEST(ConvParam, ToString) {
@@ -80,8 +86,6 @@ TEST(ConvParam, RejectsImpossibleShapes) {
   expect_rejects([] { P(1, 4, 4, {4, 9}, 1, {3, 3}, {1, 1}, {0, 0, 0, 0}, {2, 1}); }, "K[0]=3");
   expect_rejects([] { P(1, 4, 4, {5, 5}, 1, {3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, {1, 0}); },
                  "output_pad[0]=1");
-  expect_rejects([] { P(1, 4, 4, {5, 5}, 1, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, {0, 2}, true); },
-                 "output_pad[1]=2");
   // Transposed with pads that leave nothing: (1 - 1) * 1 - 3 - 3 + 2 + 1 < 1.
   expect_rejects([] { P(1, 4, 4, {1, 5}, 1, {3, 3}, {1, 1}, {3, 0, 3, 0}, {1, 1}, {0, 0}, true); },
                  "K[0]=3");
@@ -107,6 +111,47 @@ TEST(ConvParam, EntryPointsRecheckEditedFields) {
   expect_rejects([&] { fbgemmConv(p, c.A.data(), w, out.data(), buf.data(), op, 0, 1); },
                  "OUT_DIM[1]=4");
   expect_rejects([&] { PackWeightsForConv<2> bad(p, c.W.data()); }, "PackWeightsForConv: OUT_DIM[1]=4");
+}
+
+// FBGEMM's callers recognise its conv errors by the message prefix "[FBGEMM_CONV_ERROR]"
+// on a std::logic_error: weights packed for other parameters, and parameters edited after
+// construction (FBGEMM's UniConvTest changes a stride without recomputing OUT_DIM).
+TEST(ConvParam, ConvErrorsCarryFbgemmPrefix) {
+  const conv_param_t<2> p(1, 8, 8, {5, 5}, 1, {3, 3}, {1, 1}, {1, 1, 1, 1});
+  const ConvProblem<2> c(p, 0, 1);
+  PackWeightsForConv<2> w(p, c.W.data());
+  std::vector<uint8_t> out(c.C32.size() * 4);
+  std::vector<int32_t> buf(c.C32.size() * 4);
+  const float mult = 0.01f;
+  const int32_t zp = 0;
+  DoNothing<> done;
+  ReQuantizeOutput<false> op(done, &mult, 0, 0, &zp, nullptr, nullptr, nullptr, 8);
+  const auto expect_prefix = [&](const conv_param_t<2>& q, const std::string& names) {
+    try {
+      fbgemmConv(q, c.A.data(), w, out.data(), buf.data(), op, 0, 1);
+      ADD_FAILURE() << "no exception for " << names;
+    } catch (const std::logic_error& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(0u, what.rfind("[FBGEMM_CONV_ERROR]", 0)) << what;
+      EXPECT_NE(std::string::npos, what.find(names)) << what;
+    }
+  };
+  conv_param_t<2> strided = p;
+  strided.stride[0] = 2;  // OUT_DIM left as it was
+  expect_prefix(strided, "OUT_DIM[0]");
+  const conv_param_t<2> other(1, 8, 8, {5, 5}, 1, {3, 3}, {2, 2}, {1, 1, 1, 1});
+  expect_prefix(other, "packed for other conv parameters");
+  std::vector<int8_t> taps(8 * 9, 1);
+  PackedDepthWiseConvMatrix dw(8, 9, taps.data());
+  std::vector<uint8_t> act(8 * 25, 0), dw_out(8 * 25);
+  try {
+    depthwise_2d_same_pad<QuantizationGranularity::TENSOR>(
+        1, 5, 5, 8, 16, 1, 1, 0, act.data(), &zp, dw, &mult, 0, dw_out.data(), nullptr,
+        static_cast<const int32_t*>(nullptr));
+    ADD_FAILURE() << "no exception for Bp.numChannels()";
+  } catch (const std::logic_error& e) {
+    EXPECT_EQ(0u, std::string(e.what()).rfind("[FBGEMM_CONV_ERROR]", 0)) << e.what();
+  }
 }
 
 }  // namespace

@@ -140,6 +140,9 @@ TEST(TransposedConvCompat, PyTorchCallSequence) {
       {64, 32, {2, 4}, {2, 2}, {0, 0}, {1, 1}, 2, 5, 7, true},
       {16, 8, {3, 3}, {2, 2}, {1, 1}, {1, 1}, 2, 4, 5, false},
       {12, 20, {2, 2}, {2, 2}, {0, 0}, {0, 0}, 1, 3, 3, false},
+      // output_padding at or past the stride (PyTorch refuses it, FBGEMM computes it).
+      {16, 16, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, 6, 5, false},
+      {8, 24, {3, 3}, {2, 2}, {1, 0}, {2, 3}, 2, 4, 3, false},
   };
   for (const Layer& l : layers) {
     SCOPED_TRACE("IC=" + std::to_string(l.IC) + " OC=" + std::to_string(l.OC));

@@ -40,6 +40,9 @@ std::vector<P2> direct_shapes() {
       transposed(1, 7, 13, {17, 1}, {5, 1}, {2, 1}, {0, 0, 1, 0}),
       transposed(1, 12, 7, {3, 3}, {1, 1}, {1, 1}, {0, 0, 0, 0}),
       transposed(1, 136, 40, {2, 65}, {2, 2}, {1, 2}, {0, 0, 0, 0}),
+      // output_pad at or past the stride: trailing rows and columns no input reaches.
+      transposed(1, 8, 8, {3, 5}, {2, 4}, {1, 1}, {0, 0, 0, 0}, {1, 2}),
+      transposed(2, 9, 5, {4, 3}, {2, 3}, {2, 1}, {1, 0, 0, 1}, {3, 1}),
   };
 }
 

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
 #include <random>
 #include <string>
 #include <vector>
@@ -86,6 +87,12 @@ void quantize_rows(size_t rows, int cols, Guard g, uint32_t seed) {
   for (int bit_rate : {2, 4, 8}) {
     const size_t width = size_t(nbit_width(cols, bit_rate));
     GuardedArray<uint8_t> out(rows * width, g), out_mm(rows * width, g);
+    if (cols % (8 / bit_rate) != 0) {  // FBGEMM's refusal of a partly filled last byte
+      EXPECT_THROW(FloatOrHalfToFusedNBitRowwiseQuantizedSBHalf<In>(bit_rate, in.data(), rows,
+                                                                    cols, out.data()),
+                   std::runtime_error);
+      continue;
+    }
     FloatOrHalfToFusedNBitRowwiseQuantizedSBHalf<In>(bit_rate, in.data(), rows, cols, out.data());
     FloatOrHalfToFusedNBitRowwiseQuantizedSBHalf<In>(bit_rate, in.data(), rows, cols,
                                                      out_mm.data(), minmax.data());

@@ -91,6 +91,39 @@ TEST(PackBQueries, UnpackWritesTheConstructionLayout) {
   }
 }
 
+// pack(block): weights changed in place after packing are packed again block by block;
+// the result equals a fresh packing of the changed matrix, pair-safe flags included, and
+// the geometry queries still describe the whole matrix.
+TEST(PackBQueries, PackBlockRepacksFromTheSource) {
+  for (matrix_op_t trans : {matrix_op_t::NoTranspose, matrix_op_t::Transpose}) {
+    for (int groups : {1, 3}) {
+      const int Kg = 21, N = 37, K = Kg * groups;
+      std::vector<int8_t> src;
+      test::b_in_layout(trans, groups, Kg, N,
+                        test::random_vector<int8_t>(static_cast<size_t>(K) * N, -20, 20, 8), src);
+      const int ld = trans == matrix_op_t::NoTranspose ? N : Kg;
+      PackBMatrix<int8_t> p(trans, K, N, src.data(), ld, nullptr, groups);
+      // Change every weight, then pack the matrix again in three blocks.
+      for (int8_t& w : src) w = static_cast<int8_t>(w == 0 ? -128 : 127 - w);
+      p.pack(block_type_t{0, 8, 0, 16});
+      p.pack(block_type_t{0, 8, 16, N - 16});
+      p.pack(block_type_t{8, Kg - 8, 0, N}, nullptr);
+      const PackBMatrix<int8_t> fresh(trans, K, N, src.data(), ld, nullptr, groups);
+      EXPECT_TRUE(p.equals(fresh));
+      for (int g = 0; g < groups; ++g)
+        for (int i = 0; i < p.layout().panels(); ++i)
+          EXPECT_EQ(p.pairSafePanels(g)[i], fresh.pairSafePanels(g)[i]) << g << " " << i;
+      EXPECT_EQ(p.numPackedRows(), Kg);
+      EXPECT_EQ(p.numPackedCols(), N);
+      p.pack(block_type_t{3, 0, 5, 0});  // an empty block packs nothing
+      EXPECT_TRUE(p.equals(fresh));
+      for (const block_type_t bad : {block_type_t{-1, 2, 0, 1}, block_type_t{20, 2, 0, 1},
+                                     block_type_t{0, 1, 30, 8}, block_type_t{0, 1, -2, 1}})
+        EXPECT_THROW(p.pack(bad), std::invalid_argument) << bad.toString();
+    }
+  }
+}
+
 TEST(PackBQueries, PrintPackedMatrixFormat) {
   const std::vector<int8_t> b{1, 2, 3, 4, 5, 6};  // K = 3, N = 2
   PackBMatrix<int8_t> p(matrix_op_t::NoTranspose, 3, 2, b.data(), 2);

@@ -237,10 +237,10 @@ TEST(FbgemmQuantizeGroupwise, RoundsThenAddsTheZeroPoint) {
 // A constant row whose half bias rounds above it has a negative range: FBGEMM stores the
 // negative half scale (range / 15) and quantizes with its reciprocal.
 TEST(FbgemmRowwise, NegativeRangeKeepsFbgemmScale) {
-  const std::vector<float> row(5, 1.0009f);  // half(1.0009) = 1.0009765625
+  const std::vector<float> row(6, 1.0009f);  // half(1.0009) = 1.0009765625
   std::vector<uint8_t> got(3 + 4);
   for_each_isa([&] {
-    FloatOrHalfToFusedNBitRowwiseQuantizedSBHalf(4, row.data(), 1, 5, got.data());
+    FloatOrHalfToFusedNBitRowwiseQuantizedSBHalf(4, row.data(), 1, 6, got.data());
     const float bias = cpu_half2float(cpu_float2half_rn(1.0009f));
     const float scale = cpu_half2float(cpu_float2half_rn((1.0009f - bias) / 15.0f));
     ASSERT_LT(scale, 0.0f);

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -147,7 +148,15 @@ void check_rowwise(int bits, bool half_sb, int rows, int cols) {
   const auto expect = ref_rowwise(data, rows, cols, bits, half_sb);
   const auto expect_h = ref_rowwise(data_hf, rows, cols, bits, half_sb);
   std::vector<uint8_t> got(expect.size(), 0xAB), got_h(expect.size(), 0xAB), got_ref(expect.size());
-  if (half_sb) {
+  if (half_sb && cols % (8 / bits) != 0) {
+    // FBGEMM's quantizer refuses a partly filled last byte; the Ref form computes it.
+    EXPECT_THROW(FloatOrHalfToFusedNBitRowwiseQuantizedSBHalf(bits, data.data(), rows, cols,
+                                                              got.data()),
+                 std::runtime_error);
+    FloatOrHalfToFusedNBitRowwiseQuantizedSBHalfRef(bits, data.data(), rows, cols, got_ref.data());
+    FloatOrHalfToFusedNBitRowwiseQuantizedSBHalfRef(bits, data_h.data(), rows, cols, got_h.data());
+    got = got_ref;
+  } else if (half_sb) {
     FloatOrHalfToFusedNBitRowwiseQuantizedSBHalf(bits, data.data(), rows, cols, got.data());
     FloatOrHalfToFusedNBitRowwiseQuantizedSBHalf(bits, data_h.data(), rows, cols, got_h.data());
     FloatOrHalfToFusedNBitRowwiseQuantizedSBHalfRef(bits, data.data(), rows, cols, got_ref.data());

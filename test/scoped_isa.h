@@ -8,8 +8,8 @@ namespace quire::test {
 
 class ScopedIsa {
  public:
-  explicit ScopedIsa(inst_set_t isa) : saved_(fbgemmInstructionSet()) { fbgemmForceIsa(isa); }
-  ~ScopedIsa() { fbgemmForceIsa(saved_); }
+  explicit ScopedIsa(inst_set_t isa) : saved_(fbgemmInstructionSet()) { forceIsa(isa); }
+  ~ScopedIsa() { forceIsa(saved_); }
   ScopedIsa(const ScopedIsa&) = delete;
   ScopedIsa& operator=(const ScopedIsa&) = delete;
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fbgemm/Assert.h"
@@ -38,6 +39,26 @@ TEST(UtilsMisc, TypesAndHelpers) {
   EXPECT_EQ((fbgemm::arrayToString<3>(std::array<int32_t, 3>{1, -2, 3})), "[1, -2, 3]");
 }
 
+// FBGEMM's fbgemmForceIsa: a path the CPU has is forced; anyarch and paths the CPU lacks
+// (sve on x86 always) return to the start-up path. FBGEMM's own tests force avx512 on
+// every machine and reset with anyarch.
+TEST(UtilsMisc, FbgemmForceIsaIgnoresWhatTheCpuLacks) {
+  const fbgemm::inst_set_t start = fbgemm::fbgemmInstructionSet();
+  const std::pair<fbgemm::inst_set_t, bool> paths[] = {
+      {fbgemm::inst_set_t::avx2, fbgemm::fbgemmHasAvx2Support()},
+      {fbgemm::inst_set_t::avx512, fbgemm::fbgemmHasAvx512Support()},
+      {fbgemm::inst_set_t::avx512_vnni, fbgemm::fbgemmHasAvx512VnniSupport()},
+      {fbgemm::inst_set_t::avx_vnni, fbgemm::fbgemmHasAvxVnniSupport()},
+      {fbgemm::inst_set_t::sve, false},
+  };
+  for (const auto& [isa, has] : paths) {
+    fbgemm::fbgemmForceIsa(isa);
+    EXPECT_EQ(fbgemm::fbgemmInstructionSet(), has ? isa : start) << fbgemm::instSetName(isa);
+    fbgemm::fbgemmForceIsa(fbgemm::inst_set_t::anyarch);
+    EXPECT_EQ(fbgemm::fbgemmInstructionSet(), start) << "anyarch after " << fbgemm::instSetName(isa);
+  }
+}
+
 TEST(UtilsMisc, CpuQueries) {
   EXPECT_FALSE(fbgemm::fbgemmHasArmNeonSupport());
   EXPECT_FALSE(fbgemm::fbgemmHasArmSveSupport());
@@ -50,7 +71,6 @@ TEST(UtilsMisc, CpuQueries) {
   EXPECT_TRUE(fbgemm::isYmm(fbgemm::inst_set_t::avx512_vnni_ymm));
   EXPECT_FALSE(fbgemm::isYmm(fbgemm::inst_set_t::anyarch));
   EXPECT_STREQ(fbgemm::instSetName(fbgemm::inst_set_t::sve), "sve");
-  EXPECT_THROW(fbgemm::fbgemmForceIsa(fbgemm::inst_set_t::sve), std::invalid_argument);
   // Not a Xeon D here (an EPYC): enabling the ymm preference changes nothing.
   const fbgemm::inst_set_t before = fbgemm::fbgemmInstructionSet();
   if (!fbgemm::fbgemmIsIntelXeonD()) {

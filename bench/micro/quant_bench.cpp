@@ -31,9 +31,9 @@ bool cpu_has(inst_set_t isa) {
 class ScopedIsa {
  public:
   explicit ScopedIsa(inst_set_t isa) : saved_(quire::fbgemmInstructionSet()) {
-    quire::fbgemmForceIsa(isa);
+    quire::forceIsa(isa);
   }
-  ~ScopedIsa() { quire::fbgemmForceIsa(saved_); }
+  ~ScopedIsa() { quire::forceIsa(saved_); }
   ScopedIsa(const ScopedIsa&) = delete;
   ScopedIsa& operator=(const ScopedIsa&) = delete;
 

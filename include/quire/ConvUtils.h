@@ -12,7 +12,9 @@
 //                          + output_pad + 1
 // A transposed convolution is the gradient of the forward one with the same parameters:
 // output position o receives input position i through kernel tap k when
-// o + p_b - k * dilation = i * stride.
+// o + p_b - k * dilation = i * stride. output_pad only adds positions at the end; any
+// output_pad >= 0 is accepted, as in FBGEMM (positions that no input reaches hold the
+// bias alone), although frameworks ask for output_pad < max(stride, dilation).
 #pragma once
 
 #include <algorithm>
@@ -96,10 +98,6 @@ void check_conv_param(const conv_param_t<D>& p, const char* where) {
     if (!p.transposed && p.output_pad[d] != 0)
       fail_conv_param(where, indexed("output_pad", d), p.output_pad[d],
                       "must be 0 for a convolution that is not transposed");
-    if (p.transposed && p.output_pad[d] >= std::max(p.stride[d], p.dilation[d]))
-      fail_conv_param(where, indexed("output_pad", d), p.output_pad[d],
-                      "must be smaller than stride or dilation (" +
-                          std::to_string(std::max(p.stride[d], p.dilation[d])) + ")");
     const DerivedDim dd = derive_dim(p.transposed, p.IN_DIM[d], p.K[d], p.stride[d], p.pad[d],
                                      p.pad[D + d], p.dilation[d], p.output_pad[d]);
     if (dd.out_dim < 1) {

@@ -74,7 +74,8 @@ inline DirectRequant depthwise_requant(int32_t A_zero_point, const int32_t* B_ze
 // group (input channel) for GROUP and per output channel for OUT_CHANNEL; col_offsets
 // (sum of the channel's weights - kernel_prod * B_zero_point) may be null when the
 // A_zero_point term is folded into the bias. Each of num_threads calls computes its
-// share of the output pixels.
+// share of the output pixels. Bad arguments throw std::invalid_argument whose message
+// starts with "[FBGEMM_CONV_ERROR]", FBGEMM's prefix for conv errors.
 template <QuantizationGranularity Q_GRAN, typename BIAS_T = int32_t>
 void depthwise_2d_same_pad(int N, int H, int W, int IC, int OC, int stride_h, int stride_w,
                            int32_t A_zero_point, const uint8_t* A, const int32_t* B_zero_point,
@@ -83,7 +84,7 @@ void depthwise_2d_same_pad(int N, int H, int W, int IC, int OC, int stride_h, in
                            const BIAS_T* bias, bool fuse_relu = false,
                            const float* act_times_w_scale = nullptr, int thread_id = 0,
                            int num_threads = 1) {
-  constexpr const char* kWhere = "depthwise_2d_same_pad";
+  constexpr const char* kWhere = "[FBGEMM_CONV_ERROR] depthwise_2d_same_pad";
   detail::check_arg(IC >= 1, kWhere, "IC", IC, "must be >= 1");
   detail::check_arg(OC == IC || OC == 2 * IC, kWhere, "OC", OC,
                     "must be IC or 2 x IC (channel multiplier 1 or 2)");
@@ -114,7 +115,7 @@ void depthwise_3d_same_pad(const conv_param_t<3>& conv_p, int32_t A_zero_point,
                            const BIAS_T* bias, bool fuse_relu = false,
                            const float* act_times_w_scale = nullptr, int thread_id = 0,
                            int num_threads = 1) {
-  constexpr const char* kWhere = "depthwise_3d_same_pad";
+  constexpr const char* kWhere = "[FBGEMM_CONV_ERROR] depthwise_3d_same_pad";
   detail::check_conv_param(conv_p, kWhere);
   detail::check_arg(conv_p.G == conv_p.IC, kWhere, "conv_p.G", conv_p.G, "must equal IC");
   detail::check_arg(conv_p.OC == conv_p.IC || conv_p.OC == 2 * conv_p.IC, kWhere, "conv_p.OC",

@@ -87,7 +87,8 @@ optimized_conv_t conv_path_taken(const conv_param_t<SPATIAL_DIM>& conv_p) {
 // outBuffer is an int32 scratch of MB * OUT_DIM x OC for the GEMM paths (unused by the
 // direct kernels). outProcess is not modified: each call works on its own copy, given
 // that call's row offsets. Returns 0; throws std::invalid_argument on bad arguments,
-// including weights packed for other parameters.
+// including weights packed for other parameters, its message starting with
+// "[FBGEMM_CONV_ERROR]" as FBGEMM's conv errors do (callers test for that prefix).
 template <typename processOutputType, int SPATIAL_DIM = 2, typename ACC_T = int32_t>
 int fbgemmConv(const conv_param_t<SPATIAL_DIM>& conv_p, const uint8_t* activations,
                PackWeightsForConv<SPATIAL_DIM, int8_t, ACC_T>& packed_weights,
@@ -97,7 +98,7 @@ int fbgemmConv(const conv_param_t<SPATIAL_DIM>& conv_p, const uint8_t* activatio
   static_assert(requires(const processOutputType& op) { op.getAZeroPoint(); },
                 "fbgemmConv needs an output pipeline that knows the activation zero point "
                 "(ReQuantizeOutput or ReQuantizeForFloat)");
-  constexpr const char* kWhere = "fbgemmConv";
+  constexpr const char* kWhere = "[FBGEMM_CONV_ERROR] fbgemmConv";
   detail::check_conv_param(conv_p, kWhere);
   detail::check_arg(num_threads >= 1, kWhere, "num_threads", num_threads, "must be >= 1");
   detail::check_arg(thread_id >= 0 && thread_id < num_threads, kWhere, "thread_id", thread_id,

@@ -31,7 +31,7 @@ class PackBMatrix final : public PackMatrix<PackBMatrix<T, accT>, T, accT> {
   PackBMatrix(matrix_op_t trans, int32_t nRow, int32_t nCol, const T* smat, int32_t ld,
               T* pmat = nullptr, int groups = 1, const BlockingFactors* params = nullptr)
       : PackMatrix<PackBMatrix, T, accT>(nRow, nCol, pmat, groups, params, "PackBMatrix"),
-        trans_(trans), ld_(ld),
+        trans_(trans), smat_(smat), ld_(ld),
         layout_(detail::make_b_layout(trans, nRow, nCol, smat, ld, groups, this->params_.NR)) {
     this->brow_ = this->params_.KCB;
     this->bcol_ = this->params_.NR;
@@ -53,6 +53,18 @@ class PackBMatrix final : public PackMatrix<PackBMatrix<T, accT>, T, accT> {
     detail::read_packed_b_payload(in, header, b->buf_);
     b->pair_safe_ = detail::pair_safe_panels(b->layout_, b->buf_);  // recomputed, not stored
     return b;
+  }
+
+  // Packs again, from the matrix given at construction (smat, which must still be alive),
+  // the rows [row_start, row_start + row_size) and columns [col_start, col_start +
+  // col_size) of every group's K x N: for weights changed in place after packing. The
+  // sizes and block counts keep describing the whole matrix (FBGEMM's change them to the
+  // block's). params is accepted for FBGEMM's signature; the packed layout says
+  // everything. Throws std::invalid_argument for a block outside K / groups x N, or when
+  // the object has no source (made by load()).
+  void pack(const block_type_t& block, const BlockingFactors* /*params*/ = nullptr) {
+    detail::pack_b_block(layout_, trans_, smat_, ld_, block, this->buf_, "PackBMatrix::pack");
+    pair_safe_ = detail::pair_safe_panels(layout_, this->buf_);
   }
 
   // Bytes for a caller-provided buffer holding one group of rows x cols (for G groups
@@ -137,7 +149,8 @@ class PackBMatrix final : public PackMatrix<PackBMatrix<T, accT>, T, accT> {
   }
 
   matrix_op_t trans_;
-  int32_t ld_;  // of the source, for unpack
+  const T* smat_ = nullptr;  // the source given at construction, for pack(block)
+  int32_t ld_;  // of the source, for unpack and pack(block)
   detail::PackedBLayout layout_;
   std::vector<uint8_t> pair_safe_;  // per panel, group-major
 };

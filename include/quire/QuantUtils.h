@@ -308,6 +308,9 @@ void Requantize(const std::int32_t* src, T* dst, std::int64_t len,
 // rowwise_min_max, when given, holds (min, max) per row (kRowwiseMinMaxNumCols columns)
 // and replaces the row's own. scale_bias_last == false reads scale and bias before the
 // codes; quant_padding_float_type == false reads them as float16 instead of float.
+// FloatOrHalfToFusedNBitRowwiseQuantizedSBHalf throws std::runtime_error("Unsupported
+// number of columns...") when input_columns is not a multiple of 8 / bit_rate, as FBGEMM's
+// does (no dequantizer reads such rows); its Ref form computes them.
 
 template <typename InputType>
 void FloatOrHalfToFusedNBitRowwiseQuantizedSBHalf(int bit_rate, const InputType* input,

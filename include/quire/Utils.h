@@ -46,8 +46,14 @@ bool fbgemmIsIntelXeonD();
 // it changes nothing (as in FBGEMM, which only honours it on a Xeon D).
 void fbgemmEnableAvx512Ymm(bool flag);
 
-// Forces a path for the whole process (anyarch forces the portable C++ path).
-// Throws std::invalid_argument when the CPU lacks the requested instructions.
+// quire's forcing: runs the whole process on path isa from now on (anyarch forces the
+// portable C++ path). Throws std::invalid_argument naming the path and what the CPU has
+// when the CPU lacks its instructions, and for values that are not a path.
+void forceIsa(inst_set_t isa);
+
+// FBGEMM's forcing, with FBGEMM's meaning: a path the CPU has is forced; anyarch, or a
+// path the CPU lacks (Arm's sve included), returns to the start-up choice (the best path
+// the CPU has, or QUIRE_ISA's). Only a value outside inst_set_t throws.
 void fbgemmForceIsa(inst_set_t isa);
 
 // Whether isa computes on 512-bit (avx512, avx512_vnni) or 256-bit (avx2, avx512_ymm,

@@ -40,9 +40,9 @@ void fbgemmEnableAvx512Ymm(bool flag) {
   const bool vnni = fbgemmHasAvx512VnniSupport();
   const inst_set_t now = fbgemmInstructionSet();
   if (flag && (now == inst_set_t::avx512 || now == inst_set_t::avx512_vnni))
-    fbgemmForceIsa(vnni ? inst_set_t::avx512_vnni_ymm : inst_set_t::avx512_ymm);
+    forceIsa(vnni ? inst_set_t::avx512_vnni_ymm : inst_set_t::avx512_ymm);
   if (!flag && (now == inst_set_t::avx512_vnni_ymm || now == inst_set_t::avx512_ymm))
-    fbgemmForceIsa(vnni ? inst_set_t::avx512_vnni : inst_set_t::avx512);
+    forceIsa(vnni ? inst_set_t::avx512_vnni : inst_set_t::avx512);
 }
 
 bool isZmm(inst_set_t isa) { return isa == inst_set_t::avx512 || isa == inst_set_t::avx512_vnni; }

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "conv/conv_kernels.h"
 #include "cpu/cpu_features.h"
@@ -174,8 +175,11 @@ const IsaRecord& isa_record(Isa isa) {
 
 Isa isa_from_inst_set(inst_set_t inst_set) {
   if (const IsaTraits* t = find_traits(inst_set)) return t->isa;
-  throw std::invalid_argument("inst_set_t value " + std::to_string(static_cast<int>(inst_set)) +
-                              " is not an instruction set");
+  const std::string_view name = instSetName(inst_set);
+  throw std::invalid_argument(
+      "inst_set_t value " + std::to_string(static_cast<int>(inst_set)) +
+      (name == "unknown" ? std::string(" is not an instruction set")
+                         : " (" + std::string(name) + ") has no path in quire (x86 only)"));
 }
 
 // The path itself if the CPU has it, else the nearest row below it that the CPU has.
@@ -200,11 +204,23 @@ bool fbgemmHasAvx512Support() { return cpu::cpu_features().avx512; }
 bool fbgemmHasAvx512VnniSupport() { return cpu::cpu_features().avx512_vnni; }
 bool fbgemmHasAvxVnniSupport() { return cpu::cpu_features().avx_vnni; }
 
-void fbgemmForceIsa(inst_set_t isa) {
+void forceIsa(inst_set_t isa) {
   const Isa path = detail::isa_from_inst_set(isa);
   const detail::IsaRecord& r =
-      detail::checked_record(path, std::string("fbgemmForceIsa(") + instSetName(isa) + ")");
+      detail::checked_record(path, std::string("forceIsa(") + instSetName(isa) + ")");
   detail::g_active.store(&r, std::memory_order_release);
+}
+
+void fbgemmForceIsa(inst_set_t isa) {
+  if (std::string_view(instSetName(isa)) == "unknown")
+    throw std::invalid_argument("fbgemmForceIsa: inst_set_t value " +
+                                std::to_string(static_cast<int>(isa)) +
+                                " is not an instruction set");
+  // FBGEMM treats anyarch as "nothing forced" and ignores a path the CPU lacks.
+  const detail::IsaTraits* t = detail::find_traits(isa);  // null for sve
+  const bool force = t != nullptr && isa != inst_set_t::anyarch && detail::cpu_has(t->isa);
+  detail::g_active.store(force ? &detail::record(t->isa) : detail::initial_record(),
+                         std::memory_order_release);
 }
 
 const char* instSetName(inst_set_t isa) {

@@ -2,6 +2,7 @@
 #include <cstring>
 #include <iomanip>
 #include <sstream>
+#include <string>
 
 #include "quire/detail/Check.h"
 #include "quire/detail/PackB.h"
@@ -73,6 +74,25 @@ void pack_b(const PackedBLayout& l, matrix_op_t trans, const int8_t* src, int32_
       }
     }
   }
+}
+
+void pack_b_block(const PackedBLayout& l, matrix_op_t trans, const int8_t* src, int32_t ld,
+                  const block_type_t& block, int8_t* dst, const char* where) {
+  check_arg(block.row_start >= 0, where, "block.row_start", block.row_start, "must be >= 0");
+  check_arg(block.col_start >= 0, where, "block.col_start", block.col_start, "must be >= 0");
+  if (block.row_size < 0 || int64_t{block.row_start} + block.row_size > l.k_per_group)
+    fail_argument(where, "block.row_size", block.row_size,
+                  ("must keep the block inside the group's K = " +
+                   std::to_string(l.k_per_group) + " rows").c_str());
+  if (block.col_size < 0 || int64_t{block.col_start} + block.col_size > l.n)
+    fail_argument(where, "block.col_size", block.col_size,
+                  ("must keep the block inside N = " + std::to_string(l.n) + " columns").c_str());
+  if (block.row_size == 0 || block.col_size == 0) return;
+  check_not_null(src, where, "the source matrix (smat at construction)");
+  for (int g = 0; g < l.groups; ++g)
+    for (int k = block.row_start; k < block.row_start + block.row_size; ++k)
+      for (int j = block.col_start; j < block.col_start + block.col_size; ++j)
+        dst[packed_index(l, g, k, j)] = src[source_index(l, trans, ld, g, k, j)];
 }
 
 std::vector<uint8_t> pair_safe_panels(const PackedBLayout& l, const int8_t* packed) {

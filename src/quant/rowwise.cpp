@@ -20,6 +20,7 @@
 // ISA gives the same bytes.
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -225,6 +226,14 @@ void FloatOrHalfToFusedNBitRowwiseQuantizedSBHalf(int bit_rate, const InputType*
                                                   size_t input_rows, int input_columns,
                                                   uint8_t* output,
                                                   const InputType* rowwise_min_max) {
+  // FBGEMM's dequantizers cannot read a row whose last byte is partly filled, so its
+  // quantizer refuses such rows with this std::runtime_error (the Ref form computes them).
+  check_bit_rate("FloatOrHalfToFusedNBitRowwiseQuantizedSBHalf", bit_rate);
+  if (input_columns > 0 && input_columns % (8 / bit_rate) != 0)
+    throw std::runtime_error("Unsupported number of columns: input_columns=" +
+                             std::to_string(input_columns) + " is not a multiple of " +
+                             std::to_string(8 / bit_rate) + " (values per byte at bit_rate " +
+                             std::to_string(bit_rate) + ")");
   to_nbit(detail::quant_kernels(), bit_rate, input, input_rows, input_columns, output,
           rowwise_min_max);
 }

@@ -42,6 +42,13 @@ PackedBLayout make_b_layout(matrix_op_t trans, int32_t nRow, int32_t nCol, const
 void pack_b(const PackedBLayout& layout, matrix_op_t trans, const int8_t* src, int32_t ld,
             int8_t* dst);
 
+// Packs the rows [row_start, row_start + row_size) x columns [col_start, col_start +
+// col_size) of every group from src into dst, which already holds a packing of this
+// layout (padding stays as it is); throws std::invalid_argument naming `where` when the
+// block leaves the group's K x N.
+void pack_b_block(const PackedBLayout& layout, matrix_op_t trans, const int8_t* src, int32_t ld,
+                  const block_type_t& block, int8_t* dst, const char* where);
+
 // Pair-safe panels (docs/kernel-contract.md, "Pair-safe B panels"): one flag per panel,
 // group-major (index g * panels() + p), set when every K pair of the packed panel, the
 // bytes (b0, b1) at an even offset, has positive parts summing to at most 128 and negative

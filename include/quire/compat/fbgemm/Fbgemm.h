@@ -3,6 +3,15 @@
 #pragma once
 
 #include "quire/quire.h"
+#include "fbgemm/ConvUtils.h"
+#include "fbgemm/FbgemmBuild.h"
+#include "fbgemm/FbgemmI8Depthwise.h"
+#include "fbgemm/FbgemmI8DirectconvAvx2.h"
+#include "fbgemm/FbgemmI8Spmdm.h"
+#include "fbgemm/FloatConversion.h"
+#include "fbgemm/QuantUtilsAvx2.h"
+#include "fbgemm/Types.h"
+#include "fbgemm/Utils.h"
 
 namespace fbgemm {
 using namespace ::quire;

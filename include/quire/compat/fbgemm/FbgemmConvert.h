@@ -3,6 +3,8 @@
 #pragma once
 
 #include "quire/FbgemmConvert.h"
+#include "fbgemm/FbgemmBuild.h"
+#include "fbgemm/Types.h"
 
 namespace fbgemm {
 using namespace ::quire;

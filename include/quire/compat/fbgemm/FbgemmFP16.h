@@ -4,7 +4,11 @@
 
 #include "quire/FbgemmBF16.h"
 #include "quire/FbgemmFP16.h"
-#include "quire/compat/fbgemm/FbgemmPackMatrixB.h"
+#include "fbgemm/FbgemmPackMatrixB.h"
+#include "fbgemm/FloatConversion.h"
+#include "fbgemm/Types.h"
+#include "fbgemm/Utils.h"
+#include "fbgemm/FbgemmFPCommon.h"
 
 namespace fbgemm {
 using namespace ::quire;

@@ -3,7 +3,9 @@
 #pragma once
 
 #include "quire/FbgemmFPCommon.h"
-#include "quire/compat/fbgemm/FbgemmPackMatrixB.h"
+#include "fbgemm/FbgemmPackMatrixB.h"
+#include "fbgemm/Types.h"
+#include "fbgemm/Utils.h"
 
 namespace fbgemm {
 using namespace ::quire;

@@ -3,6 +3,9 @@
 #pragma once
 
 #include "quire/Depthwise.h"
+#include "fbgemm/ConvUtils.h"
+#include "fbgemm/FbgemmBuild.h"
+#include "fbgemm/UtilsAvx2.h"
 
 namespace fbgemm {
 using namespace ::quire;

@@ -3,6 +3,8 @@
 #pragma once
 
 #include "quire/DirectConv.h"
+#include "fbgemm/ConvUtils.h"
+#include "fbgemm/FbgemmBuild.h"
 
 namespace fbgemm {
 using namespace ::quire;

@@ -4,6 +4,9 @@
 #pragma once
 
 #include "quire/CompressedSparseColumn.h"
+#include "fbgemm/ConvUtils.h"
+#include "fbgemm/FbgemmBuild.h"
+#include "fbgemm/Utils.h"
 
 namespace fbgemm {
 using namespace ::quire;

@@ -2,6 +2,8 @@
 #pragma once
 
 #include "quire/FbgemmPackMatrixB.h"
+#include "fbgemm/Types.h"
+#include "fbgemm/Utils.h"
 
 #ifndef PMAT_ALIGNMENT
 #define PMAT_ALIGNMENT 64

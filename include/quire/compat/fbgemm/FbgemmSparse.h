@@ -7,6 +7,9 @@
 #include "quire/SparseRequantize.h"
 #include "quire/Types.h"
 #include "quire/Utils.h"
+#include "fbgemm/FbgemmBuild.h"
+#include "fbgemm/UtilsAvx2.h"
+#include "fbgemm/spmmUtilsAvx2.h"
 
 namespace fbgemm {
 using namespace ::quire;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "quire/FloatConversion.h"
+#include "fbgemm/Types.h"
 
 namespace fbgemm {
 using namespace ::quire;

@@ -6,6 +6,11 @@
 #include "quire/QuantUtils.h"
 #include "quire/QuantUtilsAvx2.h"
 #include "quire/QuantUtilsAvx512.h"
+#include "fbgemm/FbgemmBuild.h"
+#include "fbgemm/QuantUtilsAvx2.h"
+#include "fbgemm/QuantUtilsAvx512.h"
+#include "fbgemm/Types.h"
+#include "fbgemm/Utils.h"
 
 namespace fbgemm {
 using namespace ::quire;

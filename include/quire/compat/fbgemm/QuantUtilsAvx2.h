@@ -3,6 +3,8 @@
 #pragma once
 
 #include "quire/QuantUtilsAvx2.h"
+#include "fbgemm/FbgemmBuild.h"
+#include "fbgemm/UtilsAvx2.h"
 
 namespace fbgemm {
 using namespace ::quire;

@@ -3,6 +3,9 @@
 #pragma once
 
 #include "quire/QuantUtilsAvx512.h"
+#include "fbgemm/Types.h"
+#include "fbgemm/FbgemmBuild.h"
+#include "fbgemm/UtilsAvx2.h"
 
 namespace fbgemm {
 using namespace ::quire;

@@ -2,6 +2,8 @@
 #pragma once
 
 #include "quire/SparseRequantize.h"
+#include "fbgemm/FbgemmBuild.h"
+#include "fbgemm/UtilsAvx2.h"
 
 namespace fbgemm {
 using namespace ::quire;
