@@ -261,6 +261,12 @@ TEST(EmbeddingBagForms, GeneratorArgumentsThrow) {
       "input_stride");
   expect_throw_naming(
       [] {
+        GenerateEmbeddingSpMDMWithStrides<uint8_t, int32_t, int32_t, uint8_t>(
+            16, false, false, 16, false, true, -1, -2, true, true);
+      },
+      "input_stride");
+  expect_throw_naming(
+      [] {
         GenerateEmbeddingSpMDMWithStrides<float, int32_t, int32_t, uint8_t>(
             16, false, false, 16, false, true, -1, -1, true, true);
       },

@@ -60,12 +60,13 @@ GenerateEmbeddingSpMDMWithStrides(int64_t block_size, bool has_weight, bool norm
           "InType uint8_t and no_bag = true");
     if (block_size < 0)
       throw std::invalid_argument("block_size must be >= 0, got " + std::to_string(block_size));
-    const int64_t row = block_size + (scale_bias_last ? 8 : 4);
-    if (input_stride == -1) input_stride = row;
+    // Bytes are copied, not dequantized: any stride >= 0 will do (FBGEMM's tests copy
+    // rows of bytes with no scale and bias).
+    if (input_stride == -1) input_stride = block_size + (scale_bias_last ? 8 : 4);
     if (output_stride == -1) output_stride = block_size;
-    if (input_stride < row)
-      throw std::invalid_argument("input_stride must be -1 or >= " + std::to_string(row) +
-                                  ", got " + std::to_string(input_stride));
+    if (input_stride < 0)
+      throw std::invalid_argument("input_stride must be -1 or >= 0, got " +
+                                  std::to_string(input_stride));
     if (output_stride < 0)
       throw std::invalid_argument("output_stride must be -1 or >= 0, got " +
                                   std::to_string(output_stride));
