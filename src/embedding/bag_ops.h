@@ -48,6 +48,28 @@ struct BagOps {
     }
   }
 
+  // 4- and 2-bit rows G = 8 / bits vectors at a time: the G * W elements of W bytes,
+  // element G * k + i in lane k of vector i (one widening load, then a shift and mask
+  // per vector, instead of a shuffle, shift and mask); interleave() puts G such
+  // accumulators back in element order once per bag (embedding_simd.h).
+  static constexpr bool kGroups = true;
+  static I load_bytes(const uint8_t* p) { return V::load(p); }  // W bytes, one per lane
+  template <RowFormat R>
+  static F group_part(I b, int i) {
+    if constexpr (R == RowFormat::kU4) {
+      return V::cvtif(i == 0 ? V::andi(b, V::set1i(15)) : V::template srli<4>(b));
+    } else {
+      const I m = V::set1i(3);
+      switch (i) {
+        case 0: return V::cvtif(V::andi(b, m));
+        case 1: return V::cvtif(V::andi(V::template srli<2>(b), m));
+        case 2: return V::cvtif(V::andi(V::template srli<4>(b), m));
+        default: return V::cvtif(V::template srli<6>(b));
+      }
+    }
+  }
+  static void interleave(F& a, F& b) { X::interleave(a, b); }
+
   // The first n lanes of v to out (elements of format f) at element e.
   static void store(OutFormat f, void* out, int64_t e, F v, int n) {
     if (f == OutFormat::kF32) {

@@ -29,6 +29,12 @@ struct YmmExtra {
     return _mm256_and_si256(_mm256_srlv_epi32(x, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)),
                             _mm256_set1_epi32(3));
   }
+  // (e0..e7, o0..o7) -> (e0 o0 .. e3 o3, e4 o4 .. e7 o7).
+  static void interleave(__m256& e, __m256& o) {
+    const __m256 lo = _mm256_unpacklo_ps(e, o), hi = _mm256_unpackhi_ps(e, o);
+    e = _mm256_permute2f128_ps(lo, hi, 0x20);
+    o = _mm256_permute2f128_ps(lo, hi, 0x31);
+  }
   static __m256 bf16(const uint8_t* p) {
     const I x = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
     return _mm256_castsi256_ps(_mm256_slli_epi32(x, 16));

@@ -34,6 +34,14 @@ struct ZmmExtra {
     const I x = _mm512_shuffle_epi8(_mm512_set1_epi32(b), pick);
     return _mm512_and_si512(_mm512_srlv_epi32(x, shift), _mm512_set1_epi32(3));
   }
+  // (e0..e15, o0..o15) -> (e0 o0 .. e7 o7, e8 o8 .. e15 o15).
+  static void interleave(__m512& e, __m512& o) {
+    const I lo = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+    const I hi = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
+    const __m512 a = _mm512_permutex2var_ps(e, lo, o);
+    o = _mm512_permutex2var_ps(e, hi, o);
+    e = a;
+  }
   static __m512 bf16(const uint8_t* p) {
     const I x = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
     return _mm512_castsi512_ps(_mm512_slli_epi32(x, 16));

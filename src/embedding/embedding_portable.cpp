@@ -17,6 +17,11 @@ struct ScalarOps {
   static F add(F a, F b) { return a + b; }
   static F mul(F a, F b) { return a * b; }
   static F fmadd(F a, F b, F c) { return std::fma(a, b, c); }
+  static constexpr bool kGroups = false;  // one-lane vectors are in element order already
+  static int load_bytes(const uint8_t*) { return 0; }
+  template <RowFormat>
+  static F group_part(int, int) { return 0; }
+  static void interleave(F&, F&) {}
   static float half(uint16_t h) { return cpu_half2float(float16{h}); }
 
   template <RowFormat R>

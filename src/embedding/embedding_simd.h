@@ -80,6 +80,12 @@ void bag_chunk(const BagJob& j) {
   const auto* idx = static_cast<const Index*>(j.indices);
   const bool partial = j.tail < W;
   const int64_t first_byte = j.data_off + j.col0 * bits_per_element(R) / 8;
+  // 4- / 2-bit rows: groups of 2 / 4 vectors accumulate their elements in an
+  // interleaved order (bag_ops.h), put back in order once at the end.
+  constexpr int kGroup = !Ops::kGroups ? 1
+                         : R == RowFormat::kU4 ? 2
+                         : R == RowFormat::kU2 ? 4
+                                               : 1;
   // acc[] stays in registers only if no lambda captures it (its address would escape)
   // and the loops over it are unrolled.
   F acc[NV];
@@ -99,7 +105,30 @@ void bag_chunk(const BagJob& j) {
         return load_part<Ops, R>(data + v * W * bits_per_element(R) / 8, j.tail);
       return Ops::template load<R>(data, v * W);
     };
-    if constexpr (quantized(R)) {
+    if constexpr (kGroup > 1) {
+      float scale, bias;
+      scale_bias<Ops, R>(row, j, w, scale, bias);
+      const F s = Ops::set1(scale), b = Ops::set1(bias);
+#pragma GCC unroll 8
+      for (int v = 0; v + kGroup <= NV; v += kGroup) {
+        const uint8_t* p = data + v * W * bits_per_element(R) / 8;
+        alignas(64) uint8_t buf[64];
+        if (kSafe && v + kGroup == NV && partial) {  // the group ends in the row's last bytes
+          std::memset(buf, 0, sizeof buf);
+          const int elements = (kGroup - 1) * W + j.tail;
+          std::memcpy(buf, p, static_cast<size_t>((elements * bits_per_element(R) + 7) / 8));
+          p = buf;
+        }
+        const auto bytes = Ops::load_bytes(p);
+#pragma GCC unroll 4
+        for (int i = 0; i < kGroup; ++i)
+          acc[v + i] = Ops::fmadd(s, Ops::template group_part<R>(bytes, i),
+                                  Ops::add(acc[v + i], b));
+      }
+#pragma GCC unroll 4
+      for (int v = NV / kGroup * kGroup; v < NV; ++v)
+        acc[v] = Ops::fmadd(s, load(v), Ops::add(acc[v], b));
+    } else if constexpr (quantized(R)) {
       float scale, bias;
       scale_bias<Ops, R>(row, j, w, scale, bias);
       const F s = Ops::set1(scale), b = Ops::set1(bias);
@@ -109,6 +138,20 @@ void bag_chunk(const BagJob& j) {
       const F wv = Ops::set1(w);
 #pragma GCC unroll 8
       for (int v = 0; v < NV; ++v) acc[v] = Ops::fmadd(wv, load(v), acc[v]);
+    }
+  }
+  if constexpr (kGroup > 1) {
+#pragma GCC unroll 8
+    for (int v = 0; v + kGroup <= NV; v += kGroup) {
+      if constexpr (kGroup == 2) {
+        Ops::interleave(acc[v], acc[v + 1]);
+      } else {
+        // (a0, a2) and (a1, a3) interleaved, then those: a0 a1 a2 a3 of lane 0, of lane 1, ...
+        Ops::interleave(acc[v], acc[v + 2]);
+        Ops::interleave(acc[v + 1], acc[v + 3]);
+        Ops::interleave(acc[v], acc[v + 1]);
+        Ops::interleave(acc[v + 2], acc[v + 3]);
+      }
     }
   }
   if (j.normalize && j.len != 0) {
