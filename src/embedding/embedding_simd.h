@@ -47,16 +47,6 @@ typename Ops::F load_part(const uint8_t* p, int n) {
   return Ops::template load<R>(buf, 0);
 }
 
-template <class Index>
-void prefetch_row(const BagJob& j, const Index* idx, int64_t k) {
-  if (k >= j.index_size) return;
-  const int64_t r = idx[k];
-  if (static_cast<uint64_t>(r) >= static_cast<uint64_t>(j.data_size)) return;
-  const uint8_t* row = j.table + r * j.stride;
-  for (int64_t o = 0; o < j.pf_len; o += 64) _mm_prefetch(row + j.pf_off + o, _MM_HINT_T0);
-  _mm_prefetch(row + j.pf_off + j.pf_len - 1, _MM_HINT_T0);
-}
-
 template <class Ops, RowFormat R>
 void scale_bias(const uint8_t* row, const BagJob& j, float w, float& scale, float& bias) {
   float s, b;
@@ -94,7 +84,17 @@ void bag_chunk(const BagJob& j) {
 
   const int64_t end = j.begin + j.len;
   for (int64_t k = j.begin; k < end; ++k) {
-    if (j.prefetch > 0) prefetch_row(j, idx, k + j.prefetch);
+    // The row `prefetch` indices ahead: the lines this chunk reads. Written here, not in
+    // a function: GCC deems a function that only prefetches free of effects and drops
+    // its calls (GCC 12: no prefetch instruction was left in the kernels).
+    if (j.prefetch > 0 && k + j.prefetch < j.index_size) {
+      const int64_t ahead = idx[k + j.prefetch];
+      if (static_cast<uint64_t>(ahead) < static_cast<uint64_t>(j.data_size)) {
+        const uint8_t* p = j.table + ahead * j.stride + j.pf_off;
+        for (int64_t o = 0; o < j.pf_len; o += 64) _mm_prefetch(p + o, _MM_HINT_T0);
+        _mm_prefetch(p + j.pf_len - 1, _MM_HINT_T0);
+      }
+    }
     const int64_t r = idx[k];
     if (j.skip_minus_one && r == -1) continue;
     const float w = j.weights ? j.weights[j.positional ? k - j.begin : k] : 1.0f;
