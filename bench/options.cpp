@@ -74,6 +74,8 @@ void print_usage(std::FILE* out, const char* argv0) {
       "                     (cblas_gemm_compute; bf16 and fp32 next to fp16) against\n"
       "                     OpenBLAS sgemm | int4: fp32 activations x 4-bit\n"
       "                     weights (int4Gemm) against quire's int8 and bf16 paths and sgemm\n"
+      "                     | embedding: embedding bags (FBGEMM's configurations) against a\n"
+      "                     plain gather of the same rows\n"
       "  --shape M,N,K      run this shape instead of a set (repeatable)\n"
       "  --threads T        threads per call (default 1), for quire and the baselines\n"
       "  --isa NAME         force quire's path: %s\n"
@@ -103,6 +105,7 @@ void print_usage(std::FILE* out, const char* argv0) {
       "  fp16 / bf16 weights against sgemm          quire-bench --precision bf16\n"
       "  4-bit weights, LLM layers from DRAM        quire-bench --precision int4 --flush\n"
       "  4-bit weights, a short run                 quire-bench --precision int4 --shapes quick\n"
+      "  embedding bags against a plain gather      quire-bench --precision embedding\n"
       "  machine-readable                           quire-bench --csv > run.csv; quire-bench --json run.json\n"
       "  plots from JSON runs (python3-matplotlib)  python3 bench/plot_bench.py --out plots "
       "run.json\n"
@@ -133,8 +136,9 @@ std::optional<Options> parse_options(int argc, char** argv) {
     } else if (flag == "--precision") {
       opt.precision = value();
       if (opt.precision != "int8" && opt.precision != "acc16" && opt.precision != "fp16" &&
-          opt.precision != "bf16" && opt.precision != "fp32" && opt.precision != "int4") {
-        throw UsageError("--precision: want int8, acc16, fp16, bf16, fp32 or int4, got '" +
+          opt.precision != "bf16" && opt.precision != "fp32" && opt.precision != "int4" &&
+          opt.precision != "embedding") {
+        throw UsageError("--precision: want int8, acc16, fp16, bf16, fp32, int4 or embedding, got '" +
                          opt.precision + "'");
       }
     } else if (flag == "--shape") {

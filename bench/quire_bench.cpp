@@ -26,6 +26,7 @@
 #include "report.h"
 #include "summary_line.h"
 #include "b_streaming.h"
+#include "embedding_bench.h"
 #include "read_bandwidth.h"
 #include "thread_pool.h"
 #include "timing.h"
@@ -65,6 +66,7 @@ int run(const Options& opt) {
   const std::vector<Shape> shapes = select_shapes(opt);
   if (opt.precision == "acc16") return run_acc16_bench(opt, shapes, cpu_name());
   if (opt.precision == "int4") return run_int4_bench(opt, shapes);
+  if (opt.precision == "embedding") return run_embedding_bench(opt);
   if (opt.precision != "int8") return run_half_bench(opt, shapes);
 
   RunInfo info;

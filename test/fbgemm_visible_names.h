@@ -107,6 +107,13 @@ inline void names_are_visible() {
 #error "FBGEMM_CHECK (fbgemm/Assert.h) is not visible"
 #endif
 #endif
+#ifdef QUIRE_SEES_FbgemmEmbedding_h
+  using fbgemm::compressed_indices_remap;
+  using fbgemm::EmbeddingSpMDMKernelSignature;
+  using fbgemm::GenerateEmbeddingSpMDM;
+  using fbgemm::GenerateEmbeddingSpMDMNBitRowWiseSparse;
+  using fbgemm::GenerateEmbeddingSpMDMNBitWithStrides;
+#endif
 #ifdef QUIRE_SEES_Fbgemm_h
   using fbgemm::fbgemmConv;
   using fbgemm::fbgemmPacked;

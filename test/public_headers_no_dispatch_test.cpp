@@ -16,6 +16,7 @@
 #include "quire/DirectConv.h"
 #include "quire/DoSConvOnInpBuffer.h"
 #include "quire/DoSpmdmOnInpBuffer.h"
+#include "quire/EmbeddingBag.h"
 #include "quire/FbgemmBF16.h"
 #include "quire/FbgemmConv.h"
 #include "quire/FbgemmConvert.h"
@@ -53,6 +54,7 @@
 #include "fbgemm/Fbgemm.h"
 #include "fbgemm/FbgemmBuild.h"
 #include "fbgemm/FbgemmConvert.h"
+#include "fbgemm/FbgemmEmbedding.h"
 #include "fbgemm/FbgemmFP16.h"
 #include "fbgemm/FbgemmFP32.h"
 #include "fbgemm/FbgemmFPCommon.h"
@@ -99,6 +101,9 @@ using MicroKernelArgs = int;
 using MicroKernelFn = int;
 using compute_block = int;
 using partition_tiles = int;
+using EmbeddingKernels = int;
+using BagPlan = int;
+using BagJob = int;
 }  // namespace quire::detail
 
 namespace quire::cpu {

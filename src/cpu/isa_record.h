@@ -60,6 +60,7 @@ struct QuantKernels;    // vectorized quantization routines, see detail/QuantKer
 struct SpmdmKernels;    // CompressedSparseColumn::SpMDM's loops, see detail/SpmdmKernels.h
 struct HalfKernelSet;   // fp16/bf16/fp32-weight GEMM kernels, src/fp16/half_kernels.h
 struct ConvertKernels;  // fp32 <-> fp16/bf16 conversion loops, src/fp16/convert_kernels.h
+struct EmbeddingKernels;  // embedding-bag loops, src/embedding/embedding_kernels.h
 
 // What the int8 GEMM asks of a path: a kernel for an mr x nr register tile, in column
 // form or narrow form (several rows per vector, 3 <= nr <= 8, mr <= traits.narrow_rows),
@@ -98,6 +99,7 @@ struct IsaRecord {
   HalfKernels half;
   const ConvertKernels* convert;  // null on the portable path (scalar loops)
   const int4::Int4Kernels* int4;
+  const EmbeddingKernels* embedding;
 
   constexpr const IsaTraits& traits() const { return detail::traits(isa); }
 };

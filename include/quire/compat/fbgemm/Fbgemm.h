@@ -5,6 +5,7 @@
 #include "quire/quire.h"
 #include "fbgemm/ConvUtils.h"
 #include "fbgemm/FbgemmBuild.h"
+#include "fbgemm/FbgemmEmbedding.h"
 #include "fbgemm/FbgemmI8Depthwise.h"
 #include "fbgemm/FbgemmI8DirectconvAvx2.h"
 #include "fbgemm/FbgemmI8Spmdm.h"

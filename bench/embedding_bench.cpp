@@ -1,0 +1,151 @@
+// quire-bench --precision embedding (embedding_bench.h). Each call takes the next window
+// of a long random index stream, so a table beyond L3 is read from memory and not from
+// the rows the previous calls left in cache; the gather baseline walks the same windows.
+#include "embedding_bench.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "quire/EmbeddingBag.h"
+#include "quire/Utils.h"
+#include "summary_line.h"
+#include "timing.h"
+
+namespace quire::bench {
+namespace {
+
+constexpr int kBatch = 10;
+constexpr int kAverageBag = 100;
+constexpr int kPrefetch = 16;
+constexpr int64_t kBigRows = 4'000'000;
+constexpr int64_t kBigBytesCap = int64_t{2} << 30;
+constexpr int64_t kSmallRows = 2'000;
+constexpr int kWindows = 4096;  // calls before an index window repeats
+
+struct Format {
+  const char* name;
+  int bits;  // 32 float, 16 fp16, 8, 4, 2
+  int64_t row_bytes(int64_t dim) const {
+    const int64_t data = (dim * bits + 7) / 8;
+    return bits == 8 ? data + 8 : bits < 8 ? data + 4 : data;
+  }
+};
+const Format kFormats[] = {{"fp32", 32}, {"fp16", 16}, {"int8", 8}, {"int4", 4}, {"int2", 2}};
+const int64_t kDims[] = {32, 64, 128, 256, 512, 1024};
+
+using Kernel = std::function<bool(const uint8_t* table, int64_t rows, const int64_t* idx,
+                                  const float* weights, float* out)>;
+
+Kernel make_kernel(const Format& f, int64_t dim, bool weighted, const std::vector<int32_t>& offsets,
+                   int64_t index_size) {
+  const int32_t* ol = offsets.data();
+  auto wrap = [=](auto k, auto* in_type) {
+    using In = std::remove_pointer_t<decltype(in_type)>;
+    return Kernel([=](const uint8_t* t, int64_t rows, const int64_t* idx, const float* w,
+                      float* out) {
+      return k(kBatch, index_size, rows, reinterpret_cast<const In*>(t), idx, ol, w, out);
+    });
+  };
+  if (f.bits == 32)
+    return wrap(GenerateEmbeddingSpMDM<float, int64_t>(dim, weighted, false, kPrefetch),
+                static_cast<float*>(nullptr));
+  if (f.bits == 16)
+    return wrap(GenerateEmbeddingSpMDM<uint16_t, int64_t>(dim, weighted, false, kPrefetch),
+                static_cast<uint16_t*>(nullptr));
+  if (f.bits == 8)
+    return wrap(GenerateEmbeddingSpMDM<uint8_t, int64_t>(dim, weighted, false, kPrefetch),
+                static_cast<uint8_t*>(nullptr));
+  return wrap(GenerateEmbeddingSpMDMNBit<int64_t>(f.bits, dim, weighted, false, kPrefetch),
+              static_cast<uint8_t*>(nullptr));
+}
+
+struct Result {
+  double s = 0, gather_s = 0;
+};
+
+Result measure(const Kernel& kernel, const uint8_t* table, int64_t rows, int64_t row_bytes,
+               const std::vector<int64_t>& stream, int64_t index_size, const float* weights,
+               double min_time) {
+  std::vector<float> out(static_cast<size_t>(kBatch) * 1024);
+  int window = 0;
+  auto next = [&] {
+    const int64_t* idx = stream.data() + static_cast<int64_t>(window) * index_size;
+    window = (window + 1) % kWindows;
+    return idx;
+  };
+  uint64_t sink = 0;
+  Result r;
+  r.s = time_calls([&] { sink += kernel(table, rows, next(), weights, out.data()); }, min_time,
+                   nullptr).median;
+  window = 0;
+  r.gather_s = time_calls([&] {
+                 sink += gather_row_words(table, row_bytes, row_bytes, next(), index_size,
+                                          kPrefetch);
+               },
+               min_time, nullptr).median;
+  if (sink == 42) std::printf(" ");  // keeps the gather's sum alive
+  return r;
+}
+
+}  // namespace
+
+int run_embedding_bench(const Options& opt) {
+  std::mt19937_64 gen(2026);
+  std::vector<int32_t> offsets(kBatch + 1, 0);
+  std::uniform_int_distribution<int> len(1, 2 * kAverageBag - 1);
+  for (int b = 0; b < kBatch; ++b) offsets[b + 1] = offsets[b] + len(gen);
+  const int64_t index_size = offsets[kBatch];
+  std::vector<float> weights(static_cast<size_t>(index_size));
+  for (float& w : weights) w = std::uniform_real_distribution<float>(0.5f, 1.5f)(gen);
+
+  // One buffer for every big table: filled with 0x3c bytes, which are ordinary values in
+  // every format (float 0.0115, fp16 1.06, code 60), so no denormal slows the sums.
+  std::vector<uint8_t> table(static_cast<size_t>(kBigBytesCap), 0x3c);
+
+  std::printf("quire-bench --precision embedding: batch %d, %lld indices (average bag %d), "
+              "prefetch %d, 1 thread, path %s\n",
+              kBatch, static_cast<long long>(index_size), kAverageBag, kPrefetch,
+              instSetName(fbgemmInstructionSet()));
+  std::printf("GB/s: row bytes gathered (scale and bias included) per second; gather: a "
+              "plain sum of the same rows' bytes, same indices and prefetch\n\n");
+  std::printf("%-6s %5s %-3s %8s %9s %9s %8s %8s %8s %6s\n", "rows", "dim", "w", "table",
+              "rows", "us/call", "Mrows/s", "GB/s", "gather", "ratio");
+  double worst_big = 1e9;
+  for (const int64_t table_rows_wanted : {kBigRows, kSmallRows})
+    for (const Format& f : kFormats)
+      for (const int64_t dim : kDims) {
+        const int64_t row_bytes = f.row_bytes(dim);
+        const int64_t rows = std::min(table_rows_wanted, kBigBytesCap / row_bytes);
+        std::vector<int64_t> stream(static_cast<size_t>(index_size) * kWindows);
+        std::uniform_int_distribution<int64_t> pick(0, rows - 1);
+        for (int64_t& i : stream) i = pick(gen);
+        for (const bool weighted : {false, true}) {
+          const Kernel k = make_kernel(f, dim, weighted, offsets, index_size);
+          const Result r = measure(k, table.data(), rows, row_bytes, stream, index_size,
+                                   weighted ? weights.data() : nullptr, opt.min_time);
+          const double gbs = static_cast<double>(index_size * row_bytes) / r.s / 1e9;
+          const double gather = static_cast<double>(index_size * row_bytes) / r.gather_s / 1e9;
+          std::printf("%-6s %5lld %-3s %8s %9lld %9.2f %8.1f %8.2f %8.2f %6.2f\n", f.name,
+                      static_cast<long long>(dim), weighted ? "yes" : "no",
+                      table_rows_wanted == kBigRows ? "big" : "2000", static_cast<long long>(rows),
+                      r.s * 1e6, static_cast<double>(index_size) / r.s / 1e6, gbs, gather,
+                      gbs / gather);
+          std::fflush(stdout);
+          if (table_rows_wanted == kBigRows) worst_big = std::min(worst_big, gbs / gather);
+        }
+      }
+  SummaryLine()
+      .add("mode", std::string("embedding"))
+      .add("isa", std::string(instSetName(fbgemmInstructionSet())))
+      .add("worst_big_table_ratio_to_gather", worst_big, 2)
+      .print(stdout);
+  return 0;
+}
+
+}  // namespace quire::bench

@@ -1,0 +1,201 @@
+// Embedding-bag plans and the per-call loop: argument checks first (a kernel never sees a
+// bad index), then per bag and column chunk one call of the path's routine.
+#include "embedding/bag_plan.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "cpu/isa_record.h"
+
+namespace quire::detail {
+
+namespace {
+
+int64_t bits_of(RowFormat f) {
+  switch (f) {
+    case RowFormat::kF32: return 32;
+    case RowFormat::kF16:
+    case RowFormat::kBF16: return 16;
+    case RowFormat::kU8:
+    case RowFormat::kU8Half: return 8;
+    case RowFormat::kU4: return 4;
+    case RowFormat::kU2: return 2;
+  }
+  return 0;
+}
+
+[[noreturn]] void bad(const std::string& what) { throw std::invalid_argument(what); }
+
+// The largest index of idx[0..n) if all lie in [low, data_size), else -2.
+template <class Index>
+int64_t checked_max(const Index* idx, int64_t n, int64_t data_size, int64_t low) {
+  // A min / max reduction: it vectorizes, where an early exit would not.
+  Index lo = 0, hi = -1;
+  for (int64_t i = 0; i < n; ++i) {
+    lo = std::min(lo, idx[i]);
+    hi = std::max(hi, idx[i]);
+  }
+  return lo >= low && int64_t{hi} < data_size ? int64_t{hi} : -2;
+}
+
+}  // namespace
+
+int64_t row_data_bytes(RowFormat format, int64_t block_size) {
+  return (block_size * bits_of(format) + 7) / 8;
+}
+
+BagPlan make_bag_plan(RowFormat format, int64_t block_size, bool scale_bias_last,
+                      int64_t input_stride, int64_t output_stride, OutFormat out_format,
+                      int out_bytes, bool has_weight, bool normalize, int prefetch,
+                      bool positional, bool use_offsets, bool no_bag) {
+  if (block_size < 0) bad("block_size must be >= 0, got " + std::to_string(block_size));
+  const bool quant = format == RowFormat::kU8 || format == RowFormat::kU8Half ||
+                     format == RowFormat::kU4 || format == RowFormat::kU2;
+  const int64_t elem_bytes = bits_of(format) >= 8 ? bits_of(format) / 8 : 1;
+  const int64_t data = row_data_bytes(format, block_size);
+  const int64_t sb = format == RowFormat::kU8 ? 8 : quant ? 4 : 0;
+  BagPlan p{};
+  p.kernels = active_isa().embedding;
+  p.format = format;
+  p.block_size = block_size;
+  p.data_off = scale_bias_last ? 0 : sb;
+  p.sb_off = scale_bias_last ? data : 0;
+  p.row_bytes = data + sb;
+  // Strides: elements for float / fp16 / bf16 rows, bytes for quantized ones.
+  const int64_t row_units = quant ? data + sb : block_size;
+  if (input_stride == -1) input_stride = row_units;
+  if (input_stride < row_units)
+    bad("input_stride must be -1 or >= " + std::to_string(row_units) + " (the row), got " +
+        std::to_string(input_stride));
+  p.stride = quant ? input_stride : input_stride * elem_bytes;
+  if (output_stride == -1) output_stride = block_size;
+  if (output_stride < block_size)
+    bad("output_stride must be -1 or >= block_size " + std::to_string(block_size) + ", got " +
+        std::to_string(output_stride));
+  p.out_stride = output_stride;
+  p.out_format = out_format;
+  p.out_bytes = out_bytes;
+  p.has_weight = has_weight;
+  p.normalize = normalize && !no_bag;
+  p.positional = positional && !no_bag;
+  p.use_offsets = use_offsets;
+  p.skip_minus_one = !scale_bias_last && !no_bag;
+  p.no_bag = no_bag;
+  p.prefetch = prefetch > 0 ? prefetch : 0;
+  return p;
+}
+
+template <class Offset>
+bool bags_cover(const Offset* ol, bool use_offsets, int64_t output_size, int64_t index_size) {
+  int64_t covered = 0;
+  for (int64_t m = 0; m < output_size; ++m) {
+    const int64_t len = use_offsets ? int64_t{ol[m + 1]} - int64_t{ol[m]} : int64_t{ol[m]};
+    if (len < 0 || len > index_size - covered) return false;
+    covered += len;
+  }
+  return covered == index_size;
+}
+
+template <class Index, class Offset>
+void run_checked_bags(const BagPlan& p, int64_t output_size, int64_t index_size,
+                      int64_t data_size, int64_t max_row, const uint8_t* table,
+                      const Index* indices, const Offset* ol, const float* weights, void* out) {
+  const EmbeddingKernels& k = *p.kernels;
+  const int it = sizeof(Index) == 8 ? 1 : 0;
+  const int64_t chunk = int64_t{kMaxChunkVectors} * k.lanes;
+  const int64_t full_chunks = p.block_size / chunk;
+  const int64_t rest = p.block_size - full_chunks * chunk;
+  const int rest_vectors = static_cast<int>((rest + k.lanes - 1) / k.lanes);
+  const int64_t bits = bits_of(p.format);
+  // A partial last vector is read whole (the bytes past the row's end ignored) unless
+  // that could end past the table: rows from max_row on are then copied out (safe).
+  const int64_t read_end = p.data_off + (p.block_size + k.lanes - 1) / k.lanes * k.lanes * bits / 8;
+  const bool safe = max_row >= 0 && max_row * p.stride + read_end >
+                                        (data_size - 1) * p.stride + p.row_bytes;
+  const auto& fns = k.bag[static_cast<int>(p.format)][it];
+  const BagFn full_fn = fns[0][kMaxChunkVectors - 1];
+  const BagFn rest_fn = rest ? fns[safe ? 1 : 0][rest_vectors - 1] : nullptr;
+
+  BagJob j{};
+  j.table = table;
+  j.stride = p.stride;
+  j.data_off = p.data_off;
+  j.sb_off = p.sb_off;
+  j.indices = indices;
+  j.index_size = p.no_bag ? output_size : index_size;
+  j.data_size = data_size;
+  j.weights = p.has_weight ? weights : nullptr;
+  j.positional = p.positional;
+  j.skip_minus_one = p.skip_minus_one;
+  j.normalize = p.normalize;
+  j.prefetch = p.prefetch;
+  j.out_format = p.out_format;
+  const bool quant = p.format == RowFormat::kU8 || p.format == RowFormat::kU8Half ||
+                     p.format == RowFormat::kU4 || p.format == RowFormat::kU2;
+  auto set_chunk = [&](int64_t col0, int64_t cols) {
+    j.col0 = col0;
+    j.tail = static_cast<int>(cols - (cols - 1) / k.lanes * k.lanes);
+    int64_t lo = p.data_off + col0 * bits / 8;
+    int64_t hi = p.data_off + ((col0 + cols) * bits + 7) / 8;
+    if (quant && col0 == 0) {  // the first chunk brings the scale and bias in too
+      lo = std::min(lo, p.sb_off);
+      hi = std::max(hi, p.sb_off + (p.format == RowFormat::kU8 ? 8 : 4));
+    }
+    j.pf_off = lo;
+    j.pf_len = hi - lo;
+  };
+
+  auto* out_bytes = static_cast<uint8_t*>(out);
+  int64_t current = 0;
+  for (int64_t m = 0; m < output_size; ++m) {
+    int64_t len = 1;
+    if (!p.no_bag) len = p.use_offsets ? int64_t{ol[m + 1]} - int64_t{ol[m]} : int64_t{ol[m]};
+    j.begin = current;
+    j.len = len;
+    uint8_t* row_out = out_bytes + m * p.out_stride * p.out_bytes;
+    for (int64_t c = 0; c < full_chunks; ++c) {
+      set_chunk(c * chunk, chunk);
+      j.out = row_out + j.col0 * p.out_bytes;
+      full_fn(j);
+    }
+    if (rest_fn) {
+      set_chunk(full_chunks * chunk, rest);
+      j.out = row_out + j.col0 * p.out_bytes;
+      rest_fn(j);
+    }
+    current += len;
+  }
+}
+
+template <class Index, class Offset>
+bool run_bags(const BagPlan& p, int64_t output_size, int64_t index_size, int64_t data_size,
+              const uint8_t* table, const Index* indices, const Offset* ol,
+              const float* weights, void* out) {
+  if (output_size < 0 || index_size < 0 || data_size < 0) return false;
+  if (!p.no_bag && !bags_cover(ol, p.use_offsets, output_size, index_size)) return false;
+  const int64_t max_row = p.no_bag ? checked_max(indices, output_size, data_size, 0)
+                                   : checked_max(indices, index_size, data_size,
+                                                 p.skip_minus_one ? -1 : 0);
+  if (max_row == -2) return false;
+  run_checked_bags(p, output_size, index_size, data_size, max_row, table, indices, ol, weights,
+                   out);
+  return true;
+}
+
+#define QUIRE_EMBEDDING_RUN(Index, Offset)                                                    \
+  template bool run_bags<Index, Offset>(const BagPlan&, int64_t, int64_t, int64_t,            \
+                                        const uint8_t*, const Index*, const Offset*,          \
+                                        const float*, void*);                                 \
+  template void run_checked_bags<Index, Offset>(const BagPlan&, int64_t, int64_t, int64_t,    \
+                                                int64_t, const uint8_t*, const Index*,        \
+                                                const Offset*, const float*, void*);
+QUIRE_EMBEDDING_RUN(int32_t, int32_t)
+QUIRE_EMBEDDING_RUN(int32_t, int64_t)
+QUIRE_EMBEDDING_RUN(int64_t, int32_t)
+QUIRE_EMBEDDING_RUN(int64_t, int64_t)
+#undef QUIRE_EMBEDDING_RUN
+template bool bags_cover<int32_t>(const int32_t*, bool, int64_t, int64_t);
+template bool bags_cover<int64_t>(const int64_t*, bool, int64_t, int64_t);
+
+}  // namespace quire::detail

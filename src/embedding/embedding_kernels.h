@@ -1,0 +1,56 @@
+// The embedding-bag kernels of one instruction-set path (IsaRecord::embedding): one
+// routine per row format, index type and number of vectors per column chunk. A routine
+// sums one bag over one chunk of columns; embedding_bag.cpp checks the call's arguments
+// first (so a kernel never sees a bad index) and loops over bags and chunks.
+#pragma once
+
+#include <cstdint>
+
+namespace quire::detail {
+
+// How a table row is stored. Quantized rows: data bytes plus a scale and bias (float for
+// kU8, fp16 for the others) at the row's end or start (BagJob::data_off / sb_off).
+enum class RowFormat : uint8_t { kF32, kF16, kBF16, kU8, kU8Half, kU4, kU2 };
+inline constexpr int kRowFormatCount = 7;
+
+enum class OutFormat : uint8_t { kF32, kF16, kBF16 };
+
+// One bag, one column chunk [col0, col0 + cols). Set once per call except where marked.
+struct BagJob {
+  const uint8_t* table;
+  int64_t stride;     // bytes between rows
+  int64_t data_off;   // bytes from a row's start to its first element
+  int64_t sb_off;     // bytes from a row's start to its scale and bias (quantized rows)
+  const void* indices;  // int32_t or int64_t, by the routine
+  int64_t index_size;
+  int64_t data_size;
+  const float* weights;  // null: every weight 1
+  bool positional;       // weights[j - begin] instead of weights[j]
+  bool skip_minus_one;   // index -1 is a pruned row: skipped (still counted in len)
+  bool normalize;
+  int prefetch;            // indices ahead; 0: none
+  int64_t pf_off, pf_len;  // bytes of a row the chunk reads (from the row start), prefetched
+  OutFormat out_format;
+  int64_t col0;  // per chunk
+  int tail;      // per chunk: lanes of the chunk's last vector, in [1, W]
+  int64_t begin, len;  // per bag: indices [begin, begin + len)
+  void* out;           // per bag and chunk: the output row at col0
+};
+
+using BagFn = void (*)(const BagJob& job);
+
+// Routines by [row format][index type: 0 int32, 1 int64][safe][vectors per chunk - 1].
+// A chunk whose last vector is partial reads that vector whole (past the row's end)
+// unless safe, which copies the row's last bytes out first: for calls that touch the
+// table's last rows, where the whole vector could end past the table.
+inline constexpr int kMaxChunkVectors = 8;
+struct EmbeddingKernels {
+  int lanes;  // floats per vector
+  BagFn bag[kRowFormatCount][2][2][kMaxChunkVectors];
+};
+
+extern const EmbeddingKernels kEmbeddingPortable;
+extern const EmbeddingKernels kEmbeddingAvx2;
+extern const EmbeddingKernels kEmbeddingAvx512;
+
+}  // namespace quire::detail

@@ -1,0 +1,61 @@
+// The embedding-bag kernels without vector instructions: embedding_simd.h over one-lane
+// "vectors" (plain floats), with the same formulas (std::fma is the single rounding
+// vfmadd gives).
+#include <cmath>
+
+#include "embedding/embedding_simd.h"
+#include "quire/FloatConversion.h"
+
+namespace quire::detail {
+namespace {
+
+struct ScalarOps {
+  static constexpr int W = 1;
+  using F = float;
+  static F zero() { return 0.0f; }
+  static F set1(float x) { return x; }
+  static F add(F a, F b) { return a + b; }
+  static F mul(F a, F b) { return a * b; }
+  static F fmadd(F a, F b, F c) { return std::fma(a, b, c); }
+  static constexpr bool kGroups = false;  // one-lane vectors are in element order already
+  static int load_bytes(const uint8_t*) { return 0; }
+  template <RowFormat>
+  static F group_part(int, int) { return 0; }
+  static void interleave(F&, F&) {}
+  static float half(uint16_t h) { return cpu_half2float(float16{h}); }
+
+  template <RowFormat R>
+  static F load(const uint8_t* data, int e) {
+    if constexpr (R == RowFormat::kF32) {
+      float x;
+      std::memcpy(&x, data + 4 * e, sizeof x);
+      return x;
+    } else if constexpr (R == RowFormat::kF16 || R == RowFormat::kBF16) {
+      uint16_t h;
+      std::memcpy(&h, data + 2 * e, sizeof h);
+      return R == RowFormat::kF16 ? half(h) : cpu_bf162float(bfloat16{h});
+    } else if constexpr (R == RowFormat::kU8 || R == RowFormat::kU8Half) {
+      return data[e];
+    } else {
+      constexpr int kBits = static_cast<int>(bits_per_element(R));
+      constexpr int kPerByte = 8 / kBits;
+      const int q = data[e / kPerByte] >> (static_cast<int>(e % kPerByte) * kBits);
+      return static_cast<float>(q & ((1 << kBits) - 1));
+    }
+  }
+
+  static void store(OutFormat f, void* out, int64_t e, F v, int) {
+    if (f == OutFormat::kF32)
+      static_cast<float*>(out)[e] = v;
+    else if (f == OutFormat::kF16)
+      static_cast<uint16_t*>(out)[e] = cpu_float2half_rn(v).val;
+    else
+      static_cast<uint16_t*>(out)[e] = cpu_float2bfloat16(v).val;
+  }
+};
+
+}  // namespace
+
+constinit const EmbeddingKernels kEmbeddingPortable = make_embedding_kernels<ScalarOps>();
+
+}  // namespace quire::detail

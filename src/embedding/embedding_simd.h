@@ -1,0 +1,195 @@
+// The embedding-bag loop, written once over a row-decoding vocabulary `Ops` (bag_ops_ymm.h,
+// bag_ops_zmm.h, bag_ops_scalar.h) and instantiated per path. Per column chunk of NV
+// vectors, the bag's rows are summed in NV registers:
+//   float / fp16 / bf16 rows:  acc = fma(w, x, acc)
+//   quantized rows:            acc = fma(w * scale, q, acc + w * bias)
+// which are FBGEMM's reference formulas element by element (docs/embedding.md), then
+// acc *= 1 / len when normalizing, then the output conversion.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <utility>
+
+#include "common/intrinsics.h"
+#include "embedding/embedding_kernels.h"
+
+namespace quire::detail {
+namespace {
+
+constexpr bool quantized(RowFormat r) {
+  return r == RowFormat::kU8 || r == RowFormat::kU8Half || r == RowFormat::kU4 ||
+         r == RowFormat::kU2;
+}
+
+constexpr int64_t bits_per_element(RowFormat r) {
+  switch (r) {
+    case RowFormat::kF32: return 32;
+    case RowFormat::kF16:
+    case RowFormat::kBF16: return 16;
+    case RowFormat::kU8:
+    case RowFormat::kU8Half: return 8;
+    case RowFormat::kU4: return 4;
+    case RowFormat::kU2: return 2;
+  }
+  return 0;
+}
+
+// The last n < W elements of a row, at p: a full vector would read past the row, and near
+// the table's end past the table, so the bytes are copied out first. Only in the kernels
+// for calls that touch the table's last rows (kSafe): elsewhere the over-read stays
+// inside the table.
+template <class Ops, RowFormat R>
+typename Ops::F load_part(const uint8_t* p, int n) {
+  constexpr int64_t kBits = bits_per_element(R);
+  alignas(64) uint8_t buf[64] = {};
+  std::memcpy(buf, p, static_cast<size_t>((n * kBits + 7) / 8));
+  return Ops::template load<R>(buf, 0);
+}
+
+template <class Ops, RowFormat R>
+void scale_bias(const uint8_t* row, const BagJob& j, float w, float& scale, float& bias) {
+  float s, b;
+  if constexpr (R == RowFormat::kU8) {
+    std::memcpy(&s, row + j.sb_off, sizeof s);
+    std::memcpy(&b, row + j.sb_off + sizeof s, sizeof b);
+  } else {
+    uint16_t h[2];
+    std::memcpy(h, row + j.sb_off, sizeof h);
+    s = Ops::half(h[0]);
+    b = Ops::half(h[1]);
+  }
+  scale = w * s;
+  bias = w * b;
+}
+
+template <class Ops, RowFormat R, class Index, bool kSafe, int NV>
+void bag_chunk(const BagJob& j) {
+  using F = typename Ops::F;
+  constexpr int W = Ops::W;
+  const auto* idx = static_cast<const Index*>(j.indices);
+  const bool partial = j.tail < W;
+  const int64_t first_byte = j.data_off + j.col0 * bits_per_element(R) / 8;
+  // 4- / 2-bit rows: groups of 2 / 4 vectors accumulate their elements in an
+  // interleaved order (bag_ops.h), put back in order once at the end.
+  constexpr int kGroup = !Ops::kGroups ? 1
+                         : R == RowFormat::kU4 ? 2
+                         : R == RowFormat::kU2 ? 4
+                                               : 1;
+  // acc[] stays in registers only if no lambda captures it (its address would escape)
+  // and the loops over it are unrolled.
+  F acc[NV];
+#pragma GCC unroll 8
+  for (int v = 0; v < NV; ++v) acc[v] = Ops::zero();
+
+  const int64_t end = j.begin + j.len;
+  for (int64_t k = j.begin; k < end; ++k) {
+    // The row `prefetch` indices ahead: the lines this chunk reads. Written here, not in
+    // a function: GCC deems a function that only prefetches free of effects and drops
+    // its calls (GCC 12: no prefetch instruction was left in the kernels).
+    if (j.prefetch > 0 && k + j.prefetch < j.index_size) {
+      const int64_t ahead = idx[k + j.prefetch];
+      if (static_cast<uint64_t>(ahead) < static_cast<uint64_t>(j.data_size)) {
+        const uint8_t* p = j.table + ahead * j.stride + j.pf_off;
+        for (int64_t o = 0; o < j.pf_len; o += 64) _mm_prefetch(p + o, _MM_HINT_T0);
+        _mm_prefetch(p + j.pf_len - 1, _MM_HINT_T0);
+      }
+    }
+    const int64_t r = idx[k];
+    if (j.skip_minus_one && r == -1) continue;
+    const float w = j.weights ? j.weights[j.positional ? k - j.begin : k] : 1.0f;
+    const uint8_t* row = j.table + r * j.stride;
+    const uint8_t* data = row + first_byte;
+    auto load = [&](int v) {
+      if (kSafe && v == NV - 1 && partial)
+        return load_part<Ops, R>(data + v * W * bits_per_element(R) / 8, j.tail);
+      return Ops::template load<R>(data, v * W);
+    };
+    if constexpr (kGroup > 1) {
+      float scale, bias;
+      scale_bias<Ops, R>(row, j, w, scale, bias);
+      const F s = Ops::set1(scale), b = Ops::set1(bias);
+#pragma GCC unroll 8
+      for (int v = 0; v + kGroup <= NV; v += kGroup) {
+        const uint8_t* p = data + v * W * bits_per_element(R) / 8;
+        alignas(64) uint8_t buf[64];
+        if (kSafe && v + kGroup == NV && partial) {  // the group ends in the row's last bytes
+          std::memset(buf, 0, sizeof buf);
+          const int elements = (kGroup - 1) * W + j.tail;
+          std::memcpy(buf, p, static_cast<size_t>((elements * bits_per_element(R) + 7) / 8));
+          p = buf;
+        }
+        const auto bytes = Ops::load_bytes(p);
+#pragma GCC unroll 4
+        for (int i = 0; i < kGroup; ++i)
+          acc[v + i] = Ops::fmadd(s, Ops::template group_part<R>(bytes, i),
+                                  Ops::add(acc[v + i], b));
+      }
+#pragma GCC unroll 4
+      for (int v = NV / kGroup * kGroup; v < NV; ++v)
+        acc[v] = Ops::fmadd(s, load(v), Ops::add(acc[v], b));
+    } else if constexpr (quantized(R)) {
+      float scale, bias;
+      scale_bias<Ops, R>(row, j, w, scale, bias);
+      const F s = Ops::set1(scale), b = Ops::set1(bias);
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) acc[v] = Ops::fmadd(s, load(v), Ops::add(acc[v], b));
+    } else {
+      const F wv = Ops::set1(w);
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) acc[v] = Ops::fmadd(wv, load(v), acc[v]);
+    }
+  }
+  if constexpr (kGroup > 1) {
+#pragma GCC unroll 8
+    for (int v = 0; v + kGroup <= NV; v += kGroup) {
+      if constexpr (kGroup == 2) {
+        Ops::interleave(acc[v], acc[v + 1]);
+      } else {
+        // (a0, a2) and (a1, a3) interleaved, then those: a0 a1 a2 a3 of lane 0, of lane 1, ...
+        Ops::interleave(acc[v], acc[v + 2]);
+        Ops::interleave(acc[v + 1], acc[v + 3]);
+        Ops::interleave(acc[v], acc[v + 1]);
+        Ops::interleave(acc[v + 2], acc[v + 3]);
+      }
+    }
+  }
+  if (j.normalize && j.len != 0) {
+    const F s = Ops::set1(1.0f / static_cast<float>(j.len));
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) acc[v] = Ops::mul(acc[v], s);
+  }
+#pragma GCC unroll 8
+  for (int v = 0; v < NV; ++v)
+    Ops::store(j.out_format, j.out, int64_t{v} * W, acc[v], v == NV - 1 ? j.tail : W);
+}
+
+template <class Ops, RowFormat R, class Index, bool kSafe, int... NV>
+constexpr void fill_row(BagFn* out, std::integer_sequence<int, NV...>) {
+  ((out[NV] = &bag_chunk<Ops, R, Index, kSafe, NV + 1>), ...);
+}
+
+template <class Ops>
+constexpr EmbeddingKernels make_embedding_kernels() {
+  EmbeddingKernels k{};
+  k.lanes = Ops::W;
+  using Seq = std::make_integer_sequence<int, kMaxChunkVectors>;
+  auto fill = [&]<RowFormat R>() {
+    auto& f = k.bag[static_cast<int>(R)];
+    fill_row<Ops, R, int32_t, false>(f[0][0], Seq{});
+    fill_row<Ops, R, int32_t, true>(f[0][1], Seq{});
+    fill_row<Ops, R, int64_t, false>(f[1][0], Seq{});
+    fill_row<Ops, R, int64_t, true>(f[1][1], Seq{});
+  };
+  fill.template operator()<RowFormat::kF32>();
+  fill.template operator()<RowFormat::kF16>();
+  fill.template operator()<RowFormat::kBF16>();
+  fill.template operator()<RowFormat::kU8>();
+  fill.template operator()<RowFormat::kU8Half>();
+  fill.template operator()<RowFormat::kU4>();
+  fill.template operator()<RowFormat::kU2>();
+  return k;
+}
+
+}  // namespace
+}  // namespace quire::detail

@@ -1,0 +1,289 @@
+// Embedding bags beyond the dense sweep (embedding_bag_test.cpp): no_bag, the row-wise
+// sparse (pruned) forms and compressed_indices_remap, the bad-input contract (false and
+// nothing written) and the generator arguments that throw. Through the compat header.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "embedding_reference.h"
+#include "fbgemm/FbgemmEmbedding.h"
+#include "test_util.h"
+
+namespace quire::test {
+namespace {
+
+using namespace fbgemm;
+
+void for_each_path(const std::function<void()>& fn) {
+  for (const IsaCase& c : all_isas()) {
+    if (skip_unsupported(c)) continue;
+    ScopedIsa isa(c.isa);
+    SCOPED_TRACE(instSetName(c.isa));
+    fn();
+  }
+}
+
+const int64_t kBlocks[] = {1, 3, 17, 63, 65, 1023};
+
+// no_bag: output row i is row indices[i] times weights[i], as a bag of one row.
+TEST(EmbeddingBagForms, NoBag) {
+  for_each_path([] {
+    std::mt19937 gen(3);
+    for (int64_t block : kBlocks) {
+      SCOPED_TRACE(block);
+      for (Rows rows : {Rows::f32, Rows::u8}) {
+        const Layout l{rows, block, row_bytes(rows, block), true};
+        const std::vector<uint8_t> table = random_table(l, 9, gen);
+        const std::vector<int32_t> idx = {8, 0, 3, 8, 5};
+        const std::vector<float> w = {0.5f, -2.0f, 1.25f, 3.0f, -0.75f};
+        std::vector<float> sums;
+        ASSERT_TRUE(reference_bags(l, table, 9, idx, {1, 1, 1, 1, 1}, w.data(), false, false,
+                                   false, sums));
+        std::vector<float> out(5 * static_cast<size_t>(block));
+        bool ok;
+        if (rows == Rows::f32)
+          ok = GenerateEmbeddingSpMDMWithStrides<float, int32_t>(block, true, true, 16, true, true,
+                                                                 -1, -1, true, true)(
+              5, 0, 9, reinterpret_cast<const float*>(table.data()), idx.data(), nullptr,
+              w.data(), out.data());
+        else
+          ok = GenerateEmbeddingSpMDMWithStrides<uint8_t, int32_t>(block, true, true, 16, true,
+                                                                   true, -1, -1, true, true)(
+              5, 0, 9, table.data(), idx.data(), nullptr, w.data(), out.data());
+        ASSERT_TRUE(ok);
+        EXPECT_EQ(out, sums);  // normalize and positional are ignored without bags
+      }
+    }
+  });
+}
+
+TEST(EmbeddingBagForms, NoBagCopiesQuantizedRows) {
+  std::mt19937 gen(4);
+  for (int64_t block : kBlocks) {
+    const Layout l8{Rows::u8, block, row_bytes(Rows::u8, block), true};
+    const std::vector<uint8_t> t8 = random_table(l8, 6, gen);
+    const std::vector<int64_t> idx = {5, 0, 2};
+    const int64_t out_stride = block + 2;  // narrower than the row: min(strides) bytes copied
+    std::vector<uint8_t> out(3 * static_cast<size_t>(out_stride), 0xEE);
+    ASSERT_TRUE((GenerateEmbeddingSpMDMWithStrides<uint8_t, int64_t, int32_t, uint8_t>(
+        block, false, false, 16, false, true, out_stride, -1, true, true)(
+        3, 0, 6, t8.data(), idx.data(), nullptr, nullptr, out.data())));
+    for (int i = 0; i < 3; ++i)
+      for (int64_t b = 0; b < out_stride; ++b)
+        ASSERT_EQ(out[i * out_stride + b], t8[idx[i] * l8.stride + b]) << block << " " << i;
+
+    const Layout l4{Rows::u4, block, row_bytes(Rows::u4, block), true};
+    const std::vector<uint8_t> t4 = random_table(l4, 6, gen);
+    std::vector<uint8_t> out4(3 * static_cast<size_t>(l4.stride));
+    ASSERT_TRUE((GenerateEmbeddingSpMDMNBitWithStrides<int64_t, int64_t, uint8_t>(
+        4, block, false, false, 16, false, true, -1, -1, true, false, true, 4)(
+        3, 0, 6, t4.data(), idx.data(), nullptr, nullptr, out4.data())));
+    for (int i = 0; i < 3; ++i)
+      for (int64_t b = 0; b < l4.stride; ++b)
+        ASSERT_EQ(out4[i * l4.stride + b], t4[idx[i] * l4.stride + b]);
+    // FBGEMM's reference dequantizes no bag-less 2- / 4-bit rows to float: false.
+    std::vector<float> f(3 * static_cast<size_t>(block));
+    EXPECT_FALSE((GenerateEmbeddingSpMDMNBitWithStrides<int64_t, int64_t, float>(
+        4, block, false, false, 16, false, true, -1, -1, true, false, true)(
+        3, 0, 6, t4.data(), idx.data(), nullptr, nullptr, f.data())));
+  }
+}
+
+// Pruned tables: the reference on the compressed table with the mapped indices.
+TEST(EmbeddingBagForms, RowWiseSparse) {
+  for_each_path([] {
+    std::mt19937 gen(5);
+    for (int64_t block : kBlocks)
+      for (Rows rows : {Rows::f32, Rows::f16, Rows::u8, Rows::u4, Rows::u2}) {
+        SCOPED_TRACE(::testing::Message() << block << " rows " << static_cast<int>(rows));
+        const int64_t uncompressed = 20;
+        std::vector<int32_t> mapping(uncompressed, -1);
+        int32_t kept = 0;
+        for (int64_t i = 0; i < uncompressed; ++i)
+          if (i % 3 != 1) mapping[i] = kept++;
+        const Layout l{rows, block, row_bytes(rows, block), true};
+        const std::vector<uint8_t> table = random_table(l, kept, gen);
+        const std::vector<int64_t> lengths = {3, 0, 4, 1};
+        const std::vector<int64_t> idx = {19, 1, 4, 0, 7, 18, 2, 13};
+        const std::vector<int32_t> offsets = {0, 3, 3, 7, 8};
+        std::vector<float> w(idx.size());
+        for (float& x : w) x = std::normal_distribution<float>()(gen);
+        std::vector<int64_t> mapped;
+        for (int64_t i : idx) mapped.push_back(mapping[i]);
+        for (bool positional : {false, true}) {
+          std::vector<float> sums;
+          ASSERT_TRUE(reference_bags(l, table, kept, mapped, lengths, w.data(), positional, true,
+                                     true, sums));
+          std::vector<float> out(4 * static_cast<size_t>(block));
+          bool ok;
+          if (rows == Rows::u4 || rows == Rows::u2)
+            ok = GenerateEmbeddingSpMDMNBitRowWiseSparse<int64_t, int32_t>(
+                bits_of(rows), block, true, true, 16, positional)(
+                4, 8, uncompressed, table.data(), idx.data(), offsets.data(), w.data(),
+                out.data(), mapping.data());
+          else if (rows == Rows::u8)
+            ok = GenerateEmbeddingSpMDMRowWiseSparse<uint8_t, int64_t, int32_t>(
+                block, true, true, 16, positional)(4, 8, uncompressed, table.data(), idx.data(),
+                                                   offsets.data(), w.data(), out.data(),
+                                                   mapping.data());
+          else if (rows == Rows::f16)
+            ok = GenerateEmbeddingSpMDMRowWiseSparse<uint16_t, int64_t, int32_t>(
+                block, true, true, 16, positional)(
+                4, 8, uncompressed, reinterpret_cast<const uint16_t*>(table.data()), idx.data(),
+                offsets.data(), w.data(), out.data(), mapping.data());
+          else
+            ok = GenerateEmbeddingSpMDMRowWiseSparse<float, int64_t, int32_t>(
+                block, true, true, 16, positional)(
+                4, 8, uncompressed, reinterpret_cast<const float*>(table.data()), idx.data(),
+                offsets.data(), w.data(), out.data(), mapping.data());
+          ASSERT_TRUE(ok);
+          ASSERT_EQ(out, sums);
+          // An uncompressed index outside the mapping: false.
+          std::vector<int64_t> bad = idx;
+          bad[5] = uncompressed;
+          EXPECT_FALSE((GenerateEmbeddingSpMDMRowWiseSparse<float, int64_t, int32_t>(block, false,
+                                                                                   false)(
+              4, 8, uncompressed, reinterpret_cast<const float*>(table.data()), bad.data(),
+              offsets.data(), nullptr, out.data(), mapping.data())));
+        }
+      }
+  });
+}
+
+TEST(EmbeddingBagForms, CompressedIndicesRemap) {
+  const std::vector<int32_t> mapping = {2, -1, 0, -1, 1, 3};
+  const std::vector<int64_t> idx = {1, 0, 5, 3, 3, 4, 2};
+  const std::vector<int64_t> offsets = {0, 3, 3, 5, 7};
+  const std::vector<float> w = {1, 2, 3, 4, 5, 6, 7};
+  std::vector<int64_t> oi(7, -9), oo(5, -9);
+  std::vector<float> ow(7, -9);
+  compressed_indices_remap<int64_t>(5, idx.data(), mapping.data(), offsets.data(), w.data(),
+                                    oi.data(), oo.data(), ow.data());
+  EXPECT_EQ(oo, (std::vector<int64_t>{0, 2, 2, 2, 4}));
+  EXPECT_EQ(oi, (std::vector<int64_t>{2, 3, 1, 0, -9, -9, -9}));
+  EXPECT_EQ(ow, (std::vector<float>{2, 3, 6, 7, -9, -9, -9}));
+  std::vector<int32_t> i32(idx.begin(), idx.end()), o32(offsets.begin(), offsets.end());
+  std::vector<int32_t> oi32(7, -9), oo32(5, -9);
+  compressed_indices_remap<int32_t>(5, i32.data(), mapping.data(), o32.data(), nullptr,
+                                    oi32.data(), oo32.data(), nullptr);
+  EXPECT_EQ(oo32, (std::vector<int32_t>{0, 2, 2, 2, 4}));
+  EXPECT_EQ(oi32, (std::vector<int32_t>{2, 3, 1, 0, -9, -9, -9}));
+}
+
+// Bad indices and bag lengths: false, and not one output element written.
+TEST(EmbeddingBagForms, BadInputReturnsFalseAndWritesNothing) {
+  for_each_path([] {
+    std::mt19937 gen(6);
+    for (Rows rows : {Rows::f32, Rows::f16, Rows::u8, Rows::u8_half, Rows::u4, Rows::u2}) {
+      const int64_t block = 17;
+      const bool sb_last = rows != Rows::u8_half;
+      const Layout l{rows, block, row_bytes(rows, block), sb_last};
+      const std::vector<uint8_t> table = random_table(l, 5, gen);
+      auto call = [&](std::vector<int64_t> idx, std::vector<int64_t> offsets, bool use_offsets) {
+        std::vector<float> out(3 * block, -5.0f);
+        const int64_t n = static_cast<int64_t>(idx.size());
+        const int64_t bags = use_offsets ? static_cast<int64_t>(offsets.size()) - 1
+                                         : static_cast<int64_t>(offsets.size());
+        bool ok;
+        if (rows == Rows::u4 || rows == Rows::u2)
+          ok = GenerateEmbeddingSpMDMNBitWithStrides<int64_t, int64_t>(
+              bits_of(rows), block, false, false, 16, false, use_offsets, -1, -1, sb_last)(
+              bags, n, 5, table.data(), idx.data(), offsets.data(), nullptr, out.data());
+        else if (rows == Rows::u8 || rows == Rows::u8_half)
+          ok = GenerateEmbeddingSpMDMWithStrides<uint8_t, int64_t, int64_t>(
+              block, false, false, 16, false, use_offsets, -1, -1, sb_last)(
+              bags, n, 5, table.data(), idx.data(), offsets.data(), nullptr, out.data());
+        else
+          ok = GenerateEmbeddingSpMDMWithStrides<uint16_t, int64_t, int64_t>(
+              block, false, false, 16, false, use_offsets, -1, -1, sb_last)(
+              bags, n, 5, reinterpret_cast<const uint16_t*>(table.data()), idx.data(),
+              offsets.data(), nullptr, out.data());
+        if (!ok) {
+          for (float x : out) EXPECT_EQ(x, -5.0f) << "written on a false return";
+        }
+        return ok;
+      };
+      SCOPED_TRACE(static_cast<int>(rows));
+      EXPECT_TRUE(call({0, 4, 1, 2}, {0, 2, 2, 4}, true));
+      EXPECT_FALSE(call({0, 5, 1, 2}, {0, 2, 2, 4}, true));   // index == data_size
+      EXPECT_FALSE(call({0, 4, 1, -2}, {0, 2, 2, 4}, true));  // negative index
+      EXPECT_EQ(call({0, 4, -1, 2}, {0, 2, 2, 4}, true), !sb_last);  // -1: pruned row iff !sb_last
+      EXPECT_FALSE(call({0, 4, 1, 2}, {0, 2, 2, 5}, true));   // offsets end past index_size
+      EXPECT_FALSE(call({0, 4, 1, 2}, {0, 2, 2, 3}, true));   // ... or before it
+      EXPECT_FALSE(call({0, 4, 1, 2}, {0, 3, 1, 4}, true));   // not monotonic
+      EXPECT_TRUE(call({0, 4, 1, 2}, {2, 0, 2}, false));
+      EXPECT_FALSE(call({0, 4, 1, 2}, {3, -1, 2}, false));    // a negative length
+      EXPECT_FALSE(call({0, 4, 1, 2}, {2, 0, 1}, false));     // lengths short of index_size
+    }
+  });
+}
+
+template <class Fn>
+void expect_throw_naming(Fn&& fn, const std::string& name) {
+  try {
+    fn();
+    ADD_FAILURE() << "no exception; expected one naming " << name;
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+  }
+}
+
+TEST(EmbeddingBagForms, GeneratorArgumentsThrow) {
+  expect_throw_naming([] { GenerateEmbeddingSpMDMNBit<int32_t>(3, 16, false, false); },
+                      "input_bit_rate");
+  expect_throw_naming([] { GenerateEmbeddingSpMDMNBit<int32_t>(8, 16, false, false); },
+                      "input_bit_rate");
+  expect_throw_naming(
+      [] { GenerateEmbeddingSpMDMNBitRowWiseSparse<int32_t>(1, 16, false, false); }, "bit_rate");
+  expect_throw_naming([] { GenerateEmbeddingSpMDM<float, int32_t>(-1, false, false); },
+                      "block_size");
+  expect_throw_naming(
+      [] {
+        GenerateEmbeddingSpMDMWithStrides<float, int32_t>(16, false, false, 16, false, true, -1,
+                                                          15);
+      },
+      "input_stride");
+  expect_throw_naming(
+      [] {
+        GenerateEmbeddingSpMDMWithStrides<uint8_t, int32_t>(16, false, false, 16, false, true, 15);
+      },
+      "output_stride");
+  expect_throw_naming(
+      [] {
+        GenerateEmbeddingSpMDMWithStrides<uint8_t, int32_t>(16, false, false, 16, false, true, -1,
+                                                            23);
+      },
+      "input_stride");
+  expect_throw_naming(
+      [] {
+        GenerateEmbeddingSpMDMWithStrides<uint8_t, int32_t, int32_t, uint8_t>(
+            16, false, false, 16, false, true, -1, -2, true, true);
+      },
+      "input_stride");
+  expect_throw_naming(
+      [] {
+        GenerateEmbeddingSpMDMWithStrides<float, int32_t, int32_t, uint8_t>(
+            16, false, false, 16, false, true, -1, -1, true, true);
+      },
+      "OutType uint8_t");
+  expect_throw_naming(
+      [] {
+        GenerateEmbeddingSpMDMNBitWithStrides<int32_t, int32_t, float>(
+            4, 16, false, false, 16, false, true, -1, -1, true, false, false, 16);
+      },
+      "output_bit_rate");
+  expect_throw_naming(
+      [] {
+        GenerateEmbeddingSpMDMNBitWithStrides<int32_t, int32_t, uint8_t>(
+            2, 16, false, false, 16, false, true, -1, -1, true, false, true, 4);
+      },
+      "output_bit_rate");
+}
+
+}  // namespace
+}  // namespace quire::test
