@@ -12,19 +12,6 @@ namespace quire::detail {
 
 namespace {
 
-int64_t bits_of(RowFormat f) {
-  switch (f) {
-    case RowFormat::kF32: return 32;
-    case RowFormat::kF16:
-    case RowFormat::kBF16: return 16;
-    case RowFormat::kU8:
-    case RowFormat::kU8Half: return 8;
-    case RowFormat::kU4: return 4;
-    case RowFormat::kU2: return 2;
-  }
-  return 0;
-}
-
 [[noreturn]] void bad(const std::string& what) { throw std::invalid_argument(what); }
 
 // The largest index of idx[0..n) if all lie in [low, data_size), else -2.
@@ -42,7 +29,7 @@ int64_t checked_max(const Index* idx, int64_t n, int64_t data_size, int64_t low)
 }  // namespace
 
 int64_t row_data_bytes(RowFormat format, int64_t block_size) {
-  return (block_size * bits_of(format) + 7) / 8;
+  return (block_size * bits_per_element(format) + 7) / 8;
 }
 
 BagPlan make_bag_plan(RowFormat format, int64_t block_size, bool scale_bias_last,
@@ -52,7 +39,7 @@ BagPlan make_bag_plan(RowFormat format, int64_t block_size, bool scale_bias_last
   if (block_size < 0) bad("block_size must be >= 0, got " + std::to_string(block_size));
   const bool quant = format == RowFormat::kU8 || format == RowFormat::kU8Half ||
                      format == RowFormat::kU4 || format == RowFormat::kU2;
-  const int64_t elem_bytes = bits_of(format) >= 8 ? bits_of(format) / 8 : 1;
+  const int64_t elem_bytes = bits_per_element(format) >= 8 ? bits_per_element(format) / 8 : 1;
   const int64_t data = row_data_bytes(format, block_size);
   const int64_t sb = format == RowFormat::kU8 ? 8 : quant ? 4 : 0;
   BagPlan p{};
@@ -107,7 +94,7 @@ void run_checked_bags(const BagPlan& p, int64_t output_size, int64_t index_size,
   const int64_t full_chunks = p.block_size / chunk;
   const int64_t rest = p.block_size - full_chunks * chunk;
   const int rest_vectors = static_cast<int>((rest + k.lanes - 1) / k.lanes);
-  const int64_t bits = bits_of(p.format);
+  const int64_t bits = bits_per_element(p.format);
   // A partial last vector is read whole (the bytes past the row's end ignored) unless
   // that could end past the table: rows from max_row on are then copied out (safe).
   const int64_t read_end = p.data_off + (p.block_size + k.lanes - 1) / k.lanes * k.lanes * bits / 8;

@@ -13,6 +13,20 @@ namespace quire::detail {
 enum class RowFormat : uint8_t { kF32, kF16, kBF16, kU8, kU8Half, kU4, kU2 };
 inline constexpr int kRowFormatCount = 7;
 
+// Bits of one stored element of a row (its codes; scale and bias not counted).
+constexpr int64_t bits_per_element(RowFormat r) {
+  switch (r) {
+    case RowFormat::kF32: return 32;
+    case RowFormat::kF16:
+    case RowFormat::kBF16: return 16;
+    case RowFormat::kU8:
+    case RowFormat::kU8Half: return 8;
+    case RowFormat::kU4: return 4;
+    case RowFormat::kU2: return 2;
+  }
+  return 0;
+}
+
 enum class OutFormat : uint8_t { kF32, kF16, kBF16 };
 
 // One bag, one column chunk [col0, col0 + cols). Set once per call except where marked.

@@ -22,19 +22,6 @@ constexpr bool quantized(RowFormat r) {
          r == RowFormat::kU2;
 }
 
-constexpr int64_t bits_per_element(RowFormat r) {
-  switch (r) {
-    case RowFormat::kF32: return 32;
-    case RowFormat::kF16:
-    case RowFormat::kBF16: return 16;
-    case RowFormat::kU8:
-    case RowFormat::kU8Half: return 8;
-    case RowFormat::kU4: return 4;
-    case RowFormat::kU2: return 2;
-  }
-  return 0;
-}
-
 // The last n < W elements of a row, at p: a full vector would read past the row, and near
 // the table's end past the table, so the bytes are copied out first. Only in the kernels
 // for calls that touch the table's last rows (kSafe): elsewhere the over-read stays
