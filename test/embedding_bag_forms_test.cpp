@@ -19,20 +19,11 @@ namespace {
 
 using namespace fbgemm;
 
-void for_each_path(const std::function<void()>& fn) {
-  for (const IsaCase& c : all_isas()) {
-    if (skip_unsupported(c)) continue;
-    ScopedIsa isa(c.isa);
-    SCOPED_TRACE(instSetName(c.isa));
-    fn();
-  }
-}
-
 const int64_t kBlocks[] = {1, 3, 17, 63, 65, 1023};
 
 // no_bag: output row i is row indices[i] times weights[i], as a bag of one row.
 TEST(EmbeddingBagForms, NoBag) {
-  for_each_path([] {
+  for_each_supported_path([] {
     std::mt19937 gen(3);
     for (int64_t block : kBlocks) {
       SCOPED_TRACE(block);
@@ -96,7 +87,7 @@ TEST(EmbeddingBagForms, NoBagCopiesQuantizedRows) {
 
 // Pruned tables: the reference on the compressed table with the mapped indices.
 TEST(EmbeddingBagForms, RowWiseSparse) {
-  for_each_path([] {
+  for_each_supported_path([] {
     std::mt19937 gen(5);
     for (int64_t block : kBlocks)
       for (Rows rows : {Rows::f32, Rows::f16, Rows::u8, Rows::u4, Rows::u2}) {
@@ -177,7 +168,7 @@ TEST(EmbeddingBagForms, CompressedIndicesRemap) {
 
 // Bad indices and bag lengths: false, and not one output element written.
 TEST(EmbeddingBagForms, BadInputReturnsFalseAndWritesNothing) {
-  for_each_path([] {
+  for_each_supported_path([] {
     std::mt19937 gen(6);
     for (Rows rows : {Rows::f32, Rows::f16, Rows::u8, Rows::u8_half, Rows::u4, Rows::u2}) {
       const int64_t block = 17;

@@ -21,15 +21,6 @@
 namespace quire::test {
 namespace {
 
-void for_each_path(const std::function<void()>& fn) {
-  for (const IsaCase& c : all_isas()) {
-    if (skip_unsupported(c)) continue;
-    ScopedIsa isa(c.isa);
-    SCOPED_TRACE(instSetName(c.isa));
-    fn();
-  }
-}
-
 struct Case {
   Rows rows;
   Out out;
@@ -175,7 +166,7 @@ const int64_t kBlocks[] = {1, 3, 17, 63, 65, 1023};
 void sweep(Rows rows) {
   std::mt19937 gen(1234 + static_cast<int>(rows));
   int n = 0;
-  for_each_path([&] {
+  for_each_supported_path([&] {
     for (int64_t block : kBlocks)
       for (Out out : {Out::f32, Out::f16, Out::bf16})
         for (int flags = 0; flags < 32; ++flags) {
@@ -206,7 +197,7 @@ TEST(EmbeddingBag, Int2Rows) { sweep(Rows::u2); }
 
 // One kernel, one table, 1-3 caller threads at once: the callable holds no mutable state.
 TEST(EmbeddingBag, CallerThreadsShareOneKernel) {
-  for_each_path([] {
+  for_each_supported_path([] {
     for (Rows rows : kAllRows) {
       const bool sb_last = sb_last_of(rows, true);
       const Case c{rows, Out::f32, 65, true, false, true, true, sb_last, false, 16};

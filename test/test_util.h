@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <functional>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -69,6 +70,17 @@ inline bool skip_unsupported(const IsaCase& c) {
                 missing_features(c.isa).c_str());
   }
   return true;
+}
+
+// Runs fn once under each path this CPU has (forced for the process meanwhile), the
+// others reported by skip_unsupported.
+inline void for_each_supported_path(const std::function<void()>& fn) {
+  for (const IsaCase& c : all_isas()) {
+    if (skip_unsupported(c)) continue;
+    ScopedIsa isa(c.isa);
+    SCOPED_TRACE(instSetName(c.isa));
+    fn();
+  }
 }
 
 // ---- errors: std::invalid_argument whose message names the parameter -------------------
