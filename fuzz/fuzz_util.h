@@ -17,6 +17,7 @@
 #include <random>
 #include <vector>
 
+#include "../src/cpu/isa_traits.h"
 #include "quire/Utils.h"
 #include "scoped_isa.h"
 
@@ -30,16 +31,11 @@
 
 namespace quire::fuzz {
 
-// One of the ISA paths this CPU has, chosen by the input.
+// One of the ISA paths this CPU has (the rows of the traits table), chosen by the input.
 inline inst_set_t pick_isa(FuzzedDataProvider& in) {
-  std::vector<inst_set_t> isas{inst_set_t::anyarch};
-  if (fbgemmHasAvx2Support()) isas.push_back(inst_set_t::avx2);
-  if (fbgemmHasAvxVnniSupport()) isas.push_back(inst_set_t::avx_vnni);
-  if (fbgemmHasAvx512Support()) isas.push_back(inst_set_t::avx512);
-  if (fbgemmHasAvx512VnniSupport()) {
-    isas.push_back(inst_set_t::avx512_vnni_ymm);
-    isas.push_back(inst_set_t::avx512_vnni);
-  }
+  std::vector<inst_set_t> isas;
+  for (const detail::IsaTraits& t : detail::kIsaTraits)
+    if (detail::cpu_has(t.isa)) isas.push_back(t.inst_set);
   return isas[in.ConsumeIntegralInRange<size_t>(0, isas.size() - 1)];
 }
 

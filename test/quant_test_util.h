@@ -12,12 +12,14 @@
 #include <iostream>
 #include <limits>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "../src/cpu/isa_record.h"
 #include "quire/QuantUtils.h"
 #include "test_util.h"
 
@@ -27,17 +29,15 @@ inline constexpr float kInf = std::numeric_limits<float>::infinity();
 inline constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 inline constexpr float kDenorm = std::numeric_limits<float>::denorm_min();
 
-// Runs fn once per quantization path (portable, AVX2, AVX-512) the CPU has.
+// Runs fn once per quantization table the CPU runs (portable, AVX2, AVX-512 today):
+// under the first path of each, the paths it lacks reported by skip_unsupported.
 inline void for_each_isa(const std::function<void()>& fn) {
-  for (inst_set_t isa : {inst_set_t::anyarch, inst_set_t::avx2, inst_set_t::avx512}) {
-    const bool ok = isa == inst_set_t::anyarch ||
-                    (isa == inst_set_t::avx2 ? fbgemmHasAvx2Support() : fbgemmHasAvx512Support());
-    if (!ok) {
-      std::cout << "[  SKIPPED ] " << instSetName(isa) << ": not supported by this CPU\n";
-      continue;
-    }
-    SCOPED_TRACE(instSetName(isa));
-    ScopedIsa scoped(isa);
+  std::set<const detail::QuantKernels*> seen;
+  for (const IsaCase& c : all_isas()) {
+    if (skip_unsupported(c)) continue;
+    if (!seen.insert(detail::isa_record(detail::isa_from_inst_set(c.isa)).quant).second) continue;
+    SCOPED_TRACE(instSetName(c.isa));
+    ScopedIsa scoped(c.isa);
     fn();
   }
 }

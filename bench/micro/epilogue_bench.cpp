@@ -5,6 +5,7 @@
 #include <random>
 #include <vector>
 
+#include "../../src/cpu/isa_traits.h"
 #include "quire/quire.h"
 
 namespace {
@@ -12,15 +13,9 @@ namespace {
 using quire::inst_set_t;
 using quire::QuantizationGranularity;
 
+// Whether the CPU has every capability the path needs (its row of the traits table).
 bool cpu_has(inst_set_t isa) {
-  switch (isa) {
-    case inst_set_t::avx512:
-      return quire::fbgemmHasAvx512Support();
-    case inst_set_t::avx2:
-      return quire::fbgemmHasAvx2Support();
-    default:
-      return true;
-  }
+  return quire::detail::cpu_has(quire::detail::isa_from_inst_set(isa));
 }
 
 // Args: rows, cols of the tile.

@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "../../src/cpu/isa_traits.h"
 #include "quire/QuantUtils.h"
 #include "quire/Utils.h"
 
@@ -19,12 +20,9 @@ using quire::inst_set_t;
 
 constexpr int64_t kLen = int64_t{1} << 20;
 
+// Whether the CPU has every capability the path needs (its row of the traits table).
 bool cpu_has(inst_set_t isa) {
-  switch (isa) {
-    case inst_set_t::avx512: return quire::fbgemmHasAvx512Support();
-    case inst_set_t::avx2: return quire::fbgemmHasAvx2Support();
-    default: return true;
-  }
+  return quire::detail::cpu_has(quire::detail::isa_from_inst_set(isa));
 }
 
 // Forces an ISA for one benchmark and restores the previous one.

@@ -1,10 +1,11 @@
-// transpose_simd: argument checks, FBGEMM's shortcuts, and the choice of kernel by the
-// active path (zmm paths: AVX-512 tiles; other AVX2-capable paths: AVX2 tiles; anyarch:
-// a cache-blocked loop).
+// transpose_simd: argument checks, FBGEMM's shortcuts, and the active path's transposes
+// (its record's; the portable path: a cache-blocked loop).
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "common/transpose.h"
+#include "cpu/isa_record.h"
 #include "quire/Utils.h"
 #include "quire/detail/Check.h"
 
@@ -40,10 +41,11 @@ void transpose_simd(int64_t M, int64_t N, const T* src, int64_t ld_src, T* dst, 
     if (dst != src) std::memcpy(dst, src, sizeof(T) * M * N);
     return;
   }
-  const inst_set_t isa = fbgemmInstructionSet();
-  if (isZmm(isa)) detail::transpose_avx512(M, N, src, ld_src, dst, ld_dst);
-  else if (isa != inst_set_t::anyarch) detail::transpose_avx2(M, N, src, ld_src, dst, ld_dst);
-  else transpose_portable(M, N, src, ld_src, dst, ld_dst);
+  const detail::TransposeKernels* t = detail::active_isa().transpose;
+  if (t == nullptr) return transpose_portable(M, N, src, ld_src, dst, ld_dst);
+  if constexpr (std::is_same_v<T, float>) t->f32(M, N, src, ld_src, dst, ld_dst);
+  else if constexpr (std::is_same_v<T, uint16_t>) t->u16(M, N, src, ld_src, dst, ld_dst);
+  else t->u8(M, N, src, ld_src, dst, ld_dst);
 }
 
 template void transpose_simd<float>(int64_t, int64_t, const float*, int64_t, float*, int64_t);

@@ -17,4 +17,17 @@ QUIRE_TRANSPOSE_DECL(avx2)    // 8 x 8 (32- and 16-bit) and 16 x 16 (8-bit) tile
 QUIRE_TRANSPOSE_DECL(avx512)  // 16 x 16 zmm tiles (32-bit), else as avx2
 #undef QUIRE_TRANSPOSE_DECL
 
+// The transposes transpose_simd runs on a path (IsaRecord::transpose; the portable path
+// has none and runs a cache-blocked loop).
+template <typename T>
+using TransposeFn = void (*)(int64_t M, int64_t N, const T* src, int64_t ld_src, T* dst,
+                             int64_t ld_dst);
+struct TransposeKernels {
+  TransposeFn<float> f32;
+  TransposeFn<uint16_t> u16;
+  TransposeFn<uint8_t> u8;
+};
+extern const TransposeKernels kTransposeAvx2;
+extern const TransposeKernels kTransposeAvx512;
+
 }  // namespace quire::detail

@@ -15,4 +15,6 @@ QUIRE_TRANSPOSE_DEF(uint16_t)
 QUIRE_TRANSPOSE_DEF(uint8_t)
 #undef QUIRE_TRANSPOSE_DEF
 
+const TransposeKernels kTransposeAvx2{&transpose_avx2, &transpose_avx2, &transpose_avx2};
+
 }  // namespace quire::detail

@@ -15,4 +15,6 @@ QUIRE_TRANSPOSE_DEF(uint16_t)
 QUIRE_TRANSPOSE_DEF(uint8_t)
 #undef QUIRE_TRANSPOSE_DEF
 
+const TransposeKernels kTransposeAvx512{&transpose_avx512, &transpose_avx512, &transpose_avx512};
+
 }  // namespace quire::detail

@@ -26,15 +26,13 @@ void depthwise_conv(const ConvGeometry& g, const uint8_t* A, const int8_t* packe
   check_arg(g.kernel_prod() <= 1024, where, "kernel size", g.kernel_prod(), "must be <= 1024");
   const int channels = g.out_channels;
   const IsaRecord& active = active_isa();
-  if (&conv::conv_kernels_for(active) == &conv::kConvAvx512Vnni &&
-      conv::depthwise_rows_fit(g, r)) {
+  const conv::ConvKernels& kernels = conv::conv_kernels_for(active);
+  if (kernels.depthwise_rows != nullptr && conv::depthwise_rows_fit(g, r)) {
     conv::DepthwiseRowsArgs rows{&g, A, packed, C, &r, 0, 0};
     fbgemmPartition1D(thread_id, num_threads, int64_t{g.batch} * g.out[0] * g.out[1],
                       rows.row_begin, rows.row_end);
-    if (rows.row_begin < rows.row_end) {
-      if (g.stride[1] == 1) conv::depthwise_rows_avx512vnni(rows);
-      else conv::depthwise_rows_s2_avx512vnni(rows);
-    }
+    if (rows.row_begin < rows.row_end)
+      (g.stride[1] == 1 ? kernels.depthwise_rows : kernels.depthwise_rows_s2)(rows);
     return;
   }
   const conv::ChannelParams natural(r, channels);

@@ -10,6 +10,8 @@
 #include "common/intrinsics.h"
 #include "conv/depthwise_layout.h"
 #include "quire/detail/ConvDirect.h"
+#include "simd/requantize.h"
+#include "simd/vec_avx512.h"
 
 namespace quire::conv {
 namespace {
@@ -144,28 +146,25 @@ std::vector<Phase> gather_phases(const Natural& n, const int8_t* columns, int C,
   return ph;
 }
 
+// ChannelRequant's bounds and zero point as vectors (x_hi = 255 - c_zp; x_lo = 0 with
+// ReLU, else -c_zp).
 struct Requant {
-  __m512 hi;
-  __m512i zp16;
-  __m512i lo8;
+  __m512 hi, lo;
+  __m512i zp;
 };
 
-// 64 output bytes from an accumulator per chunk: ChannelRequant's formula; the in-lane
-// packs restore byte order.
+// 64 output bytes from an accumulator per chunk: ChannelRequant's formula by the one
+// requantize step (simd/requantize.h); each int32 is then in [0, 255], so the packs
+// saturate nothing, and being in-lane they restore byte order.
 template <bool FBIAS>
 __m512i requantize(const __m512i acc[4], const Phase& ph, const Requant& rq) {
   __m512i y[4];
   for (int j = 0; j < 4; ++j) {
     __m512 x = _mm512_cvtepi32_ps(acc[j]);
     if constexpr (FBIAS) x = _mm512_add_ps(x, ph.fbias[j]);
-    // min(product, hi): NaN becomes hi, as in the reference.
-    y[j] = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_mul_ps(x, ph.mult[j]), rq.hi));
+    y[j] = detail::RequantizeStep<detail::Avx512>::apply(x, ph.mult[j], rq.hi, rq.lo, rq.zp);
   }
-  // The lower bound comes from the saturating packs (below 0 after adding the zero
-  // point) and, with ReLU, the byte max with the zero point.
-  const __m512i p01 = _mm512_add_epi16(_mm512_packs_epi32(y[0], y[1]), rq.zp16);
-  const __m512i p23 = _mm512_add_epi16(_mm512_packs_epi32(y[2], y[3]), rq.zp16);
-  return _mm512_max_epu8(_mm512_packus_epi16(p01, p23), rq.lo8);
+  return _mm512_packus_epi16(_mm512_packs_epi32(y[0], y[1]), _mm512_packs_epi32(y[2], y[3]));
 }
 
 void store_block(uint8_t* out, int64_t left, __m512i b) {
@@ -175,14 +174,11 @@ void store_block(uint8_t* out, int64_t left, __m512i b) {
     _mm512_mask_storeu_epi8(out, (1ull << left) - 1, b);
 }
 
-// ChannelRequant's bounds: x_hi = 255 - c_zp; the lower one, c_zp with ReLU, 0
-// without, after adding the zero point.
 Requant make_requant(const detail::DirectRequant& r) {
-  Requant rq;
-  rq.hi = _mm512_set1_ps(static_cast<float>(255 - r.c_zero_point));
-  rq.zp16 = _mm512_set1_epi16(static_cast<int16_t>(r.c_zero_point));
-  rq.lo8 = _mm512_set1_epi8(static_cast<char>(r.fuse_relu ? r.c_zero_point : 0));
-  return rq;
+  const int32_t zp = r.c_zero_point;
+  return Requant{_mm512_set1_ps(static_cast<float>(255 - zp)),
+                 _mm512_set1_ps(static_cast<float>((r.fuse_relu ? zp : 0) - zp)),
+                 _mm512_set1_epi32(zp)};
 }
 
 // Runs run.template operator()<ROW, FBIAS>() for the layer: ROW when some B zero point

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/transpose.h"
 #include "conv/conv_kernels.h"
 #include "cpu/cpu_features.h"
 #include "cpu/isa_record.h"
@@ -12,10 +13,12 @@
 #include "embedding/embedding_kernels.h"
 #include "fp16/convert_kernels.h"
 #include "fp16/half_kernels.h"
+#include "i64/gemm_i64.h"
 #include "int4/int4_kernels.h"
 #include "jit/kernel_cache.h"
 #include "pack/pack_a.h"
 #include "pack/widen_a.h"
+#include "quire/PackingTraits.h"
 #include "quire/Utils.h"
 #include "quire/detail/Epilogue.h"
 #include "quire/detail/QuantKernels.h"
@@ -38,7 +41,9 @@ MicroKernelFn portable_kernel(const jit::KernelSpec& s) {
   return plain ? &driver::portable_micro_kernel : nullptr;
 }
 
-// Register arithmetic of the default tiles (vector registers: 16 ymm or 32 zmm):
+// The default blocking of each path: PackingTraits' (quire/PackingTraits.h), the one
+// place the numbers are written. Register arithmetic of those tiles (vector registers:
+// 16 ymm or 32 zmm):
 //   avx512_vnni  MR=6, NR=64: 6*4 accumulators + 4 B vectors + 1 A broadcast = 29 of 32
 //   avx_vnni     MR=6, NR=16: 6*2 accumulators + 2 B vectors + 1 A broadcast = 15 of 16
 //                (avx512_vnni_ymm: the same kernels, EVEX-encoded)
@@ -54,21 +59,24 @@ MicroKernelFn portable_kernel(const jit::KernelSpec& s) {
 // Its KCB is the depth of one int16 accumulation window: 256 keeps the C round trip per
 // window at a few percent of the kernel time while each int16 sum sees only 64 pairs.
 // Elsewhere acc16 runs the exact kernels with the acc32 blocking.
-constexpr BlockingFactors kAvx512Acc16{6, 64, 16, 4, 120, 256, 512};
-constexpr BlockingFactors kAvx2Acc16{6, 16, 8, 4, 120, 256, 512};
-
-constexpr BlockingFactors kPortable{4, 16, 16, 4, 64, 256, 256};
-constexpr BlockingFactors kAvx2{4, 16, 8, 4, 120, 2048, 512};
-constexpr BlockingFactors kYmmVnni{6, 16, 8, 4, 120, 2048, 512};
-constexpr BlockingFactors kAvx512{6, 48, 16, 4, 120, 2048, 480};
-constexpr BlockingFactors kAvx512Vnni{6, 64, 16, 4, 120, 2048, 512};
+template <inst_set_t I, typename accT = int32_t>
+constexpr BlockingFactors packing_traits() {
+  using T = PackingTraits<uint8_t, accT, I>;
+  return {T::MR, T::NR, T::NR_MIN, T::ROW_INTERLEAVE, T::MCB, T::KCB, T::NCB};
+}
+constexpr BlockingFactors kPortable = packing_traits<inst_set_t::anyarch>();
+constexpr BlockingFactors kAvx2 = packing_traits<inst_set_t::avx2>();
+constexpr BlockingFactors kAvx2Acc16 = packing_traits<inst_set_t::avx2, int16_t>();
+constexpr BlockingFactors kYmmVnni = packing_traits<inst_set_t::avx_vnni>();
+constexpr BlockingFactors kAvx512 = packing_traits<inst_set_t::avx512>();
+constexpr BlockingFactors kAvx512Acc16 = packing_traits<inst_set_t::avx512, int16_t>();
+constexpr BlockingFactors kAvx512Vnni = packing_traits<inst_set_t::avx512_vnni>();
 
 constexpr HalfKernels kHalfYmm{&kHalfFp16Avx2, &kHalfBf16Avx2, nullptr, &kHalfFp32Avx2};
 constexpr HalfKernels kHalfZmm{&kHalfFp16Avx512, &kHalfBf16Avx512, &kHalfBf16Avx512Bf16,
                                &kHalfFp32Avx512};
 
-// One record per Isa, in enum order (checked below). Blocking {MR, NR, NR_MIN,
-// ROW_INTERLEAVE, MCB, KCB, NCB}.
+// One record per Isa, in enum order (checked below).
 constexpr IsaRecord kRecords[] = {
     {.isa = Isa::portable, .blocking = kPortable, .blocking_acc16 = kPortable,
      .kernel = &portable_kernel, .pack_a = &pack::pack_a_portable,
@@ -77,42 +85,48 @@ constexpr IsaRecord kRecords[] = {
      .spmdm = &kSpmdmPortable,
      .half = {&kHalfFp16Portable, &kHalfBf16Portable, nullptr, &kHalfFp32Portable},
      .convert = nullptr, .int4 = &int4::kInt4Portable,
-     .embedding = &kEmbeddingPortable},
+     .embedding = &kEmbeddingPortable,
+     .transpose = nullptr, .i64 = &i64::kI64Portable},
     {.isa = Isa::avx2, .blocking = kAvx2, .blocking_acc16 = kAvx2Acc16,
      .kernel = &jit::kernel, .pack_a = &pack::pack_a_avx2,
      .widen_a = &pack::widen_a_avx2,
      .epilogue = &kEpilogueAvx2, .quant = &kQuantAvx2, .conv = &conv::kConvAvx2,
      .spmdm = &kSpmdmAvx2, .half = kHalfYmm, .convert = &kConvertAvx2,
      .int4 = &int4::kInt4Avx2,
-     .embedding = &kEmbeddingAvx2},
+     .embedding = &kEmbeddingAvx2,
+     .transpose = &kTransposeAvx2, .i64 = &i64::kI64Avx2},
     {.isa = Isa::avx_vnni, .blocking = kYmmVnni, .blocking_acc16 = kYmmVnni,
      .kernel = &jit::kernel, .pack_a = &pack::pack_a_avx2,
      .widen_a = nullptr,
      .epilogue = &kEpilogueAvx2, .quant = &kQuantAvx2, .conv = &conv::kConvAvx2,
      .spmdm = &kSpmdmAvx2, .half = kHalfYmm, .convert = &kConvertAvx2,
      .int4 = &int4::kInt4Avx2,
-     .embedding = &kEmbeddingAvx2},
+     .embedding = &kEmbeddingAvx2,
+     .transpose = &kTransposeAvx2, .i64 = &i64::kI64Avx2},
     {.isa = Isa::avx512, .blocking = kAvx512, .blocking_acc16 = kAvx512Acc16,
      .kernel = &jit::kernel, .pack_a = &pack::pack_a_avx512,
      .widen_a = &pack::widen_a_avx2,
      .epilogue = &kEpilogueAvx512, .quant = &kQuantAvx512, .conv = &conv::kConvAvx512,
      .spmdm = &kSpmdmAvx512, .half = kHalfZmm, .convert = &kConvertAvx512,
      .int4 = &int4::kInt4Avx512,
-     .embedding = &kEmbeddingAvx512},
+     .embedding = &kEmbeddingAvx512,
+     .transpose = &kTransposeAvx512, .i64 = &i64::kI64Avx512},
     {.isa = Isa::avx512_vnni_ymm, .blocking = kYmmVnni, .blocking_acc16 = kYmmVnni,
      .kernel = &jit::kernel, .pack_a = &pack::pack_a_avx512,
      .widen_a = nullptr,
      .epilogue = &kEpilogueAvx512, .quant = &kQuantAvx512, .conv = &conv::kConvAvx2,
      .spmdm = &kSpmdmAvx512Vnni, .half = kHalfZmm, .convert = &kConvertAvx512,
      .int4 = &int4::kInt4Avx2,
-     .embedding = &kEmbeddingAvx512},
+     .embedding = &kEmbeddingAvx512,
+     .transpose = &kTransposeAvx2, .i64 = &i64::kI64Avx2},
     {.isa = Isa::avx512_vnni, .blocking = kAvx512Vnni, .blocking_acc16 = kAvx512Vnni,
      .kernel = &jit::kernel, .pack_a = &pack::pack_a_avx512,
      .widen_a = nullptr,
      .epilogue = &kEpilogueAvx512, .quant = &kQuantAvx512, .conv = &conv::kConvAvx512Vnni,
      .spmdm = &kSpmdmAvx512Vnni, .half = kHalfZmm, .convert = &kConvertAvx512,
      .int4 = &int4::kInt4Avx512Vnni,
-     .embedding = &kEmbeddingAvx512},
+     .embedding = &kEmbeddingAvx512,
+     .transpose = &kTransposeAvx512, .i64 = &i64::kI64Avx512},
 };
 
 static_assert(sizeof(kRecords) / sizeof(kRecords[0]) == kIsaCount, "one record per Isa");

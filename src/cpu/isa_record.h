@@ -19,6 +19,10 @@ namespace quire::jit {
 struct KernelSpec;  // what names a micro-kernel, src/jit/kernel_spec.h
 }  // namespace quire::jit
 
+namespace quire::detail::i64 {
+struct Kernel;  // the int64 GEMM's micro-kernel, src/i64/gemm_i64.h
+}  // namespace quire::detail::i64
+
 namespace quire::int4 {
 struct Int4Kernels;  // int4Gemm's kernels, src/int4/int4_kernels.h
 }  // namespace quire::int4
@@ -65,6 +69,7 @@ struct SpmdmKernels;    // CompressedSparseColumn::SpMDM's loops, see detail/Spm
 struct HalfKernelSet;   // fp16/bf16/fp32-weight GEMM kernels, src/fp16/half_kernels.h
 struct ConvertKernels;  // fp32 <-> fp16/bf16 conversion loops, src/fp16/convert_kernels.h
 struct EmbeddingKernels;  // embedding-bag loops, src/embedding/embedding_kernels.h
+struct TransposeKernels;  // transpose_simd's, src/common/transpose.h
 
 // The kernel a spec names (src/jit/kernel_spec.h: tile, column or narrow form, acc16,
 // pair-safe, A widened, output stage, row sums), or null where the path has none of that
@@ -98,6 +103,8 @@ struct IsaRecord {
   const ConvertKernels* convert;  // null on the portable path (scalar loops)
   const int4::Int4Kernels* int4;
   const EmbeddingKernels* embedding;
+  const TransposeKernels* transpose;  // null on the portable path (a blocked loop)
+  const i64::Kernel* i64;             // cblas_gemm_i64_i64acc's
 
   constexpr const IsaTraits& traits() const { return detail::traits(isa); }
 };

@@ -105,6 +105,17 @@ consteval bool rows_in_enum_order() {
   return true;
 }
 static_assert(rows_in_enum_order(), "kIsaTraits[i] must describe Isa i");
+// What the generators assume of a row: a vector path masks its tails somehow (zmm has
+// no vpmaskmovd form, so zmm paths use opmasks), and a VNNI path names its encoding.
+consteval bool rows_consistent() {
+  for (const IsaTraits& t : kIsaTraits) {
+    if (t.vector_bytes != 0 && t.tails == TailMask::none) return false;
+    if (t.zmm() && t.tails != TailMask::opmask) return false;
+    if (t.vnni && t.encoding == Encoding::none) return false;
+  }
+  return true;
+}
+static_assert(rows_consistent(), "a row's tails or encoding contradict its vectors");
 
 constexpr const IsaTraits& traits(Isa isa) { return kIsaTraits[static_cast<int>(isa)]; }
 

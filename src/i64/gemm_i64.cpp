@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "cpu/isa_record.h"
 #include "i64/gemm_i64.h"
 #include "quire/FbgemmI64.h"
 #include "quire/PackingTraits.h"
@@ -19,12 +20,6 @@ namespace {
 using Traits = PackingTraits<int64_t, int64_t, inst_set_t::avx512>;
 static_assert(Traits::NR == kNr && Traits::KCB == kKcb && Traits::MCB == kMcb &&
               Traits::NCB == kNcb);
-
-Kernel kernel_for(inst_set_t isa) {
-  if (isZmm(isa)) return kernel_avx512();
-  if (isa == inst_set_t::anyarch) return kernel_portable();
-  return kernel_avx2();
-}
 
 }  // namespace
 }  // namespace detail::i64
@@ -59,7 +54,7 @@ void cblas_gemm_i64_i64acc(matrix_op_t transa, matrix_op_t transb, int M, int N,
     return;
   }
 
-  const Kernel kernel = kernel_for(fbgemmInstructionSet());
+  const Kernel kernel = *detail::active_isa().i64;
   const auto a_at = [&](int64_t i, int64_t k) { return ta ? A[i + k * lda] : A[i * lda + k]; };
   const auto b_at = [&](int64_t k, int64_t j) { return tb ? B[k + j * ldb] : B[k * ldb + j]; };
   std::vector<int64_t> b_pack(static_cast<size_t>(kKcb) * std::min(kNcb, N + kNr));

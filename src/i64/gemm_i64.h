@@ -21,8 +21,9 @@ constexpr int kKcb = 256;  // K block: a 256 x 16 panel is 32 KiB (L1 / L2)
 constexpr int kMcb = 96;   // A block: 96 x 256 x 8 bytes = 192 KiB (L2)
 constexpr int kNcb = 512;  // B block: 256 x 512 x 8 bytes = 1 MiB
 
-Kernel kernel_portable();
-Kernel kernel_avx2();
-Kernel kernel_avx512();
+// Each path's kernel (IsaRecord::i64).
+extern const Kernel kI64Portable;
+extern const Kernel kI64Avx2;
+extern const Kernel kI64Avx512;
 
 }  // namespace quire::detail::i64

@@ -49,6 +49,6 @@ void tile(const int64_t* a, int64_t lda, const int64_t* b, int kc, int64_t* c, i
 
 }  // namespace
 
-Kernel kernel_avx512() { return Kernel{kMr, &tile}; }
+const Kernel kI64Avx512{kMr, &tile};
 
 }  // namespace quire::detail::i64

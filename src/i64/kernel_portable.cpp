@@ -24,6 +24,6 @@ void tile(const int64_t* a, int64_t lda, const int64_t* b, int kc, int64_t* c, i
 
 }  // namespace
 
-Kernel kernel_portable() { return Kernel{kMr, &tile}; }
+const Kernel kI64Portable{kMr, &tile};
 
 }  // namespace quire::detail::i64

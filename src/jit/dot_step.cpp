@@ -3,12 +3,10 @@
 namespace quire::jit {
 
 using namespace asmjit;
-using detail::Isa;
 
 DotStyle dot_style(const KernelSpec& s) {
   if (s.acc16) return DotStyle::acc16;
-  if (s.isa == Isa::avx512_vnni || s.isa == Isa::avx_vnni || s.isa == Isa::avx512_vnni_ymm)
-    return DotStyle::vnni;
+  if (detail::traits(s.isa).vnni) return DotStyle::vnni;
   if (s.pair_safe) return DotStyle::pair_safe;
   return s.wide_a ? DotStyle::exact_wide : DotStyle::exact;
 }
@@ -54,9 +52,9 @@ void DotEmitter::multiply_add(const x86::Vec& acc, const DotOperand& a, const Do
   const x86::Vec& p = regs_.product;
   switch (style_) {
     case DotStyle::vnni:
-      // First source unsigned bytes (A), second signed bytes (B); avx_vnni has only the
-      // VEX encoding, the AVX512-VNNI paths use EVEX.
-      if (isa_ == Isa::avx_vnni) a_.vex().vpdpbusd(acc, a.lo, b.lo);
+      // First source unsigned bytes (A), second signed bytes (B); AVX-VNNI has only the
+      // VEX encoding, AVX512-VNNI the EVEX one (the traits row says which the path runs).
+      if (detail::traits(isa_).encoding == detail::Encoding::vex) a_.vex().vpdpbusd(acc, a.lo, b.lo);
       else a_.evex().vpdpbusd(acc, a.lo, b.lo);
       return;
     case DotStyle::exact:

@@ -55,7 +55,9 @@ struct RegMap {
 class KernelEmitter final : public TileLoopEmitter {
  public:
   KernelEmitter(x86::Assembler& a, const KernelSpec& s)
-      : TileLoopEmitter(a, s.mr), s_(s), zmm_(is_zmm(s.isa)), vec_bytes_(zmm_ ? 64 : 32),
+      : TileLoopEmitter(a, s.mr), s_(s), zmm_(is_zmm(s.isa)),
+        opmask_(detail::traits(s.isa).tails == detail::TailMask::opmask),
+        vec_bytes_(zmm_ ? 64 : 32),
         map_{vectors_for(s), s.mr, dot_style(s)}, tail_(s.nr % int32_lanes(s.isa)),
         dot_(a, s.isa, map_.style, zmm_,
              DotRegs{vec(map_.a_even()), vec(map_.a()), vec(map_.product()), vec(map_.constant())}),
@@ -83,7 +85,7 @@ class KernelEmitter final : public TileLoopEmitter {
   }
 
   void prologue_extra() override {
-    if (tail_ != 0 && zmm_) {
+    if (tail_ != 0 && opmask_) {
       a_.mov(kScratch.r32(), (1u << tail_) - 1);
       a_.kmovw(x86::k1, kScratch.r32());
     }
@@ -96,7 +98,7 @@ class KernelEmitter final : public TileLoopEmitter {
   }
 
   void embed_data() override {
-    if (tail_ != 0 && !zmm_) {  // the C tail, and the stage's tail loads
+    if (tail_ != 0 && (!opmask_ || !zmm_)) {  // the C tail, and the ymm stage's tail loads
       // vpmaskmovd mask table: 8 x -1 then 8 x 0; loading at (8 - tail) * 4 gives
       // `tail` active lanes.
       a_.align(AlignMode::kData, 32);
@@ -152,7 +154,7 @@ class KernelEmitter final : public TileLoopEmitter {
     // After the K loop the B and A registers are free: the AVX2 tail mask and the
     // loaded C vector go in the first two of them.
     const x86::Vec ymask = vec(map_.b(0)), tmp = vec(map_.b(0) + 1);
-    if (masked_tail && !zmm_ && (accumulate || !s_.stage.requantize)) {
+    if (masked_tail && !opmask_ && (accumulate || !s_.stage.requantize)) {
       a_.vmovdqu(ymask, x86::ymmword_ptr(mask_table_, (8 - tail_) * 4));
     }
     a_.mov(kCRow, kC);
@@ -163,9 +165,8 @@ class KernelEmitter final : public TileLoopEmitter {
         const x86::Mem dst = zmm_ ? x86::zmmword_ptr(kCRow, v * vec_bytes_)
                                   : x86::ymmword_ptr(kCRow, v * vec_bytes_);
         if (accumulate) {
-          if (zmm_) {
-            if (last) a_.k(x86::k1).vpaddd(acc, acc, dst);
-            else a_.vpaddd(acc, acc, dst);
+          if (last && opmask_) {
+            a_.k(x86::k1).vpaddd(acc, acc, dst);
           } else if (last) {
             a_.vpmaskmovd(tmp, ymask, dst);
             a_.vpaddd(acc, acc, tmp);
@@ -174,13 +175,10 @@ class KernelEmitter final : public TileLoopEmitter {
           }
         }
         if (s_.stage.requantize) continue;
-        if (zmm_) {
-          if (last) a_.k(x86::k1).vmovdqu32(dst, acc);
-          else a_.vmovdqu32(dst, acc);
-        } else {
-          if (last) a_.vpmaskmovd(dst, ymask, acc);
-          else a_.vmovdqu(dst, acc);
-        }
+        if (last && opmask_) a_.k(x86::k1).vmovdqu32(dst, acc);
+        else if (last) a_.vpmaskmovd(dst, ymask, acc);
+        else if (zmm_) a_.vmovdqu32(dst, acc);
+        else a_.vmovdqu(dst, acc);
       }
       if (r + 1 < s_.mr) a_.add(kCRow, kLdc);
     }
@@ -189,6 +187,7 @@ class KernelEmitter final : public TileLoopEmitter {
 
   KernelSpec s_;
   bool zmm_;
+  bool opmask_;  // the traits' tail masking: opmask k1, else vpmaskmovd with the mask table
   int vec_bytes_;
   RegMap map_;
   int tail_;
@@ -243,7 +242,6 @@ std::string kernel_name(const KernelSpec& s) {
 }
 
 void emit_micro_kernel(x86::Assembler& a, const KernelSpec& spec) {
-  if (spec.isa == Isa::portable) throw std::invalid_argument("emit_micro_kernel: portable path has no JIT kernel");
   if (!registers_fit(spec)) {
     throw std::invalid_argument("micro-kernel " + kernel_name(spec) +
                                 ": the tile needs more vector registers than the ISA has");
