@@ -69,6 +69,11 @@ class KernelSet {
   // routine (wide(), KernelForm::wide; avx2, avx512, not under saturating acc16).
   WidenAFn widen_a() const { return widen_; }
   MicroKernelFn wide(int mr, int nr);
+  // The tile of the wide form: on avx2 the kernels that sign-extend B per step
+  // (jit::KernelSpec::sx_b), 6 x 8: 6 rows x 2 four-column groups of accumulators + 2 B
+  // groups + 1 A + 1 product = 16 of 16 ymm; elsewhere the call's mr x nr.
+  int wide_mr() const { return sx_b_ ? 6 : mr_; }
+  int wide_nr() const { return sx_b_ ? 8 : nr_; }
   // Rows per narrow tile for an output of nr columns (3 <= nr <= 8), or 0 if the path
   // has no narrow kernels.
   int narrow_rows(int nr) const { return nr >= 3 && nr <= 8 ? narrow_rows_ : 0; }
@@ -120,6 +125,7 @@ class KernelSet {
   int mr_, nr_;
   bool saturating_;  // acc16 on a path whose acc16 kernels saturate
   bool jit_, vnni_;
+  bool sx_b_;  // the wide form is the sx_b kernels on linear wide A
   WidenAFn widen_;
   int narrow_rows_;
   int used_ = 0;

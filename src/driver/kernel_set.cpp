@@ -10,7 +10,8 @@ KernelSet::KernelSet(const IsaRecord& isa, int mr, int nr, Accumulation acc)
     : isa_(isa), mr_(mr), nr_(nr),
       saturating_(acc == Accumulation::int16 && isa.traits().acc16_saturates),
       jit_(isa.traits().vector_bytes != 0), vnni_(isa.traits().vnni),
-      widen_(saturating_ ? nullptr : isa.widen_a),
+      sx_b_(!saturating_ && isa.widen_a_linear != nullptr),
+      widen_(saturating_ ? nullptr : sx_b_ ? isa.widen_a_linear : isa.widen_a),
       narrow_rows_(isa.traits().narrow_rows) {
   staged_[0] = StagedEntry{0, 0, KernelForm::exact, false, false, 0, nullptr};
 }
@@ -49,7 +50,7 @@ MicroKernelFn KernelSet::wide(int mr, int nr) {
     if (e.mr == mr && e.nr == nr) return e.fn;
   }
   const MicroKernelFn fn =
-      jit::kernel(jit::KernelSpec{.isa = isa_.isa, .mr = mr, .nr = nr, .wide_a = true});
+      jit::kernel(jit::KernelSpec{.isa = isa_.isa, .mr = mr, .nr = nr, .wide_a = true, .sx_b = sx_b_});
   if (wide_used_ < kSlots) wide_entries_[wide_used_++] = Entry{mr, nr, false, false, fn};
   return fn;
 }
@@ -68,7 +69,8 @@ MicroKernelFn KernelSet::find_staged(int mr, int nr, KernelForm form, const Outp
   const jit::KernelSpec spec{.isa = isa_.isa, .mr = mr, .nr = nr, .narrow = narrow,
                              .acc16 = saturating_, .pair_safe = form == KernelForm::pair_safe,
                              .stage = stage, .row_sums = row_sums,
-                             .wide_a = form == KernelForm::wide};
+                             .wide_a = form == KernelForm::wide,
+                             .sx_b = form == KernelForm::wide && sx_b_};
   MicroKernelFn fn = nullptr;
   if (spec.pair_safe) fn = pair_safe_kernel(spec, saturating_);
   else if (!jit_ || !(narrow ? jit::narrow_fits(spec) : jit::registers_fit(spec))) fn = nullptr;

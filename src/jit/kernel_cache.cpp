@@ -68,7 +68,8 @@ bool registers_fit(Isa isa, int mr, int nr, bool acc16) {
 
 // Every field of the spec, so equal keys are the same kernel.
 static uint64_t cache_key(const KernelSpec& spec) {
-  return (uint64_t{spec.row_sums} << 60) | (uint64_t{spec.wide_a} << 55) |
+  return (uint64_t{spec.row_sums} << 60) | (uint64_t{spec.sx_b} << 56) |
+         (uint64_t{spec.wide_a} << 55) |
          (uint64_t{spec.stage.code()} << 43) | (uint64_t{spec.pair_safe} << 42) |
          (uint64_t{spec.acc16} << 41) | (uint64_t{spec.narrow} << 40) |
          (uint64_t{static_cast<uint8_t>(spec.isa)} << 32) |

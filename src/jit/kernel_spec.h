@@ -26,6 +26,11 @@ struct KernelSpec {
   // Exact column kernels of avx2 and avx512 only (docs/kernel-contract.md, "A widened
   // once per block"): A arrives widened to 16-bit even/odd pairs, 8 bytes per K step.
   bool wide_a = false;
+  // avx2 column kernels on A widened in linear order (widen_a_linear, with wide_a): B is
+  // sign-extended to 16 bits per step, four columns per vector (vpmovsxbw), with no
+  // split; each int32 lane sums half a column's step and the halves are added after the
+  // K loop (docs/kernel-contract.md, "B sign-extended per step"). mr <= 6, nr <= 8.
+  bool sx_b = false;
 };
 
 }  // namespace quire::jit
