@@ -70,7 +70,7 @@ KernelTester& with_stage(KernelTester& t, const StageForm& f) {
 struct Form {
   const char* name;
   bool acc16, pair_safe, wide_a = false, sx_b = false;
-  int max_mr = 0, max_nr = 0;  // > 0: the form's own tile bound (sx_b: 6 x 8), see blocking()
+  int max_mr = 0, max_nr = 0;  // > 0: the form's own tile bound (sx_b: 6 x 8 and 2 x 16), see blocking()
 };
 
 class KernelStageSweep : public ::testing::TestWithParam<IsaCase> {
@@ -88,11 +88,13 @@ class KernelStageSweep : public ::testing::TestWithParam<IsaCase> {
     if (traits().acc16_saturates) f.push_back({"acc16", true, false});
     if (!traits().vnni) f.push_back({"pair_safe", false, true});
     if (detail::isa_record(isa()).widen_a != nullptr) f.push_back({"wide_a", false, false, true});
-    if (detail::isa_record(isa()).widen_a_linear != nullptr)
+    if (detail::isa_record(isa()).widen_a_linear != nullptr) {  // sx_b's two tile bounds
       f.push_back({"sx_b", false, false, true, true, 6, 8});
+      f.push_back({"sx_b 2x16", false, false, true, true, 2, 16});
+    }
     return f;
   }
-  // The blocking whose MR x NR bounds the form's tiles (sx_b: its own 6 x 8).
+  // The blocking whose MR x NR bounds the form's tiles (sx_b: its own, max_mr x max_nr).
   BlockingFactors blocking(const Form& form) const {
     const detail::IsaRecord& record = detail::isa_record(isa());
     BlockingFactors bf = form.acc16 ? record.blocking_acc16 : record.blocking;

@@ -157,8 +157,8 @@ void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
     // The wide form runs its own tile (KernelSet::wide_mr, wide_nr; on avx2 6 x 8, so a
     // slice is two calls); the others the call's mr x nr.
     const bool wide_tile = form == KernelForm::wide;
-    const int tile = wide_tile ? kernels.wide_mr() : mr;
-    const int step = wide_tile ? kernels.wide_nr() : nr;
+    const int tile = wide_tile ? kernels.wide_mr(mc) : mr;
+    const int step = wide_tile ? std::min(kernels.wide_nr(mc), nr) : nr;
     const int panels = mc / tile, rest = mc % tile;
     for (int c0 = col; c0 < col + nr; c0 += step) {
       const int w = std::min(step, col + nr - c0);

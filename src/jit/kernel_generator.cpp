@@ -8,6 +8,7 @@
 #include "jit/output_stage_emitter.h"
 #include "jit/tile_loop_emitter.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -64,7 +65,7 @@ class KernelEmitter final : public TileLoopEmitter {
  public:
   KernelEmitter(x86::Assembler& a, const KernelSpec& s)
       : TileLoopEmitter(a, s.mr), s_(s), zmm_(is_zmm(s.isa)), vec_bytes_(zmm_ ? 64 : 32),
-        map_{vectors_for(s), s.mr, dot_style(s)}, out_nv_(s.sx_b ? 1 : map_.nv),
+        map_{vectors_for(s), s.mr, dot_style(s)}, out_nv_(s.sx_b ? (map_.nv + 1) / 2 : map_.nv),
         tail_(s.nr % int32_lanes(s.isa)),
         dot_(a, s.isa, map_.style, zmm_,
              DotRegs{vec(map_.a_even()), vec(map_.a()), vec(map_.product()), vec(map_.constant())}),
@@ -153,16 +154,21 @@ class KernelEmitter final : public TileLoopEmitter {
   }
 
   // acc16: each int32 lane = its low int16 sum + its high one (exact in int32).
-  // exact_sxb: per row, lane 2j + h of group g holds half h of column 4g + j; vphaddd
-  // adds the halves (columns 0 1 4 5 | 2 3 6 7 in the two 128-bit lanes) and vpermq puts
-  // them in order. A single group pairs with itself; lanes past nr are not stored.
+  // Output vector v of row r: exact_sxb folds groups 2v and 2v + 1 into group 2v's register.
+  x86::Vec out_acc(int r, int v) const { return vec(map_.acc(r, s_.sx_b ? 2 * v : v)); }
+
+  // exact_sxb: per row, lane 2j + h of group g holds half h of column 4g + j; vphaddd of
+  // groups 2v and 2v + 1 adds the halves (columns 0 1 4 5 | 2 3 6 7 of the pair in the two
+  // 128-bit lanes) and vpermq puts them in order. A last odd group pairs with itself;
+  // lanes past nr are not stored.
   void finish_accumulators() override {
     if (map_.style == DotStyle::exact_sxb) {
-      for (int r = 0; r < s_.mr; ++r) {
-        const x86::Vec lo = vec(map_.acc(r, 0)), hi = vec(map_.acc(r, map_.nv - 1));
-        a_.vphaddd(lo, lo, hi);
-        a_.vpermq(lo, lo, 0xd8);
-      }
+      for (int r = 0; r < s_.mr; ++r)
+        for (int v = 0; v < out_nv_; ++v) {
+          const x86::Vec lo = out_acc(r, v), hi = vec(map_.acc(r, std::min(2 * v + 1, map_.nv - 1)));
+          a_.vphaddd(lo, lo, hi);
+          a_.vpermq(lo, lo, 0xd8);
+        }
       return;
     }
     if (map_.style != DotStyle::acc16) return;
@@ -191,7 +197,7 @@ class KernelEmitter final : public TileLoopEmitter {
     a_.mov(kCRow, kC);
     for (int r = 0; r < s_.mr; ++r) {
       for (int v = 0; v < out_nv_; ++v) {
-        const x86::Vec acc = vec(map_.acc(r, v));
+        const x86::Vec acc = out_acc(r, v);
         const bool last = v == out_nv_ - 1 && masked_tail;
         const x86::Mem dst = zmm_ ? x86::zmmword_ptr(kCRow, v * vec_bytes_)
                                   : x86::ymmword_ptr(kCRow, v * vec_bytes_);
@@ -217,7 +223,7 @@ class KernelEmitter final : public TileLoopEmitter {
       }
       if (r + 1 < s_.mr) a_.add(kCRow, kLdc);
     }
-    if (s_.stage.requantize) stage_.store(kArgs, [this](int r, int v) { return vec(map_.acc(r, v)); });
+    if (s_.stage.requantize) stage_.store(kArgs, [this](int r, int v) { return out_acc(r, v); });
   }
 
   KernelSpec s_;
@@ -243,7 +249,7 @@ bool registers_fit(const KernelSpec& s) {
   if (s.acc16 && !t.acc16_saturates) return false;  // acc16 runs exact there
   if (s.pair_safe && (s.acc16 || t.vnni)) return false;  // it replaces the exact split
   if (s.sx_b)  // avx2's exact form on linear wide A (its stage temporaries: ymm12, ymm13)
-    return s.wide_a && s.isa == Isa::avx2 && !s.narrow && !s.acc16 && !s.pair_safe && s.nr <= 8 &&
+    return s.wide_a && s.isa == Isa::avx2 && !s.narrow && !s.acc16 && !s.pair_safe &&
            RegMap{vectors_for(s), s.mr, DotStyle::exact_sxb}.needed() <= vector_registers(s.isa);
   if (s.wide_a && dot_style(s) != DotStyle::exact_wide) return false;  // a form of the exact split
   const RegMap map{vectors_for(s), s.mr, dot_style(s)};

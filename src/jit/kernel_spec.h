@@ -29,7 +29,8 @@ struct KernelSpec {
   // avx2 column kernels on A widened in linear order (widen_a_linear, with wide_a): B is
   // sign-extended to 16 bits per step, four columns per vector (vpmovsxbw), with no
   // split; each int32 lane sums half a column's step and the halves are added after the
-  // K loop (docs/kernel-contract.md, "B sign-extended per step"). mr <= 6, nr <= 8.
+  // K loop (docs/kernel-contract.md, "B sign-extended per step"). Tiles up to 6 x 8 and
+  // 2 x 16 (the register file).
   bool sx_b = false;
 };
 
