@@ -70,8 +70,10 @@ void transposed_conv(const TransposedConvArgs& a, int thread_id, int num_threads
               a_copy.resize(static_cast<size_t>(mcb * lda + 64));
             const PackedABlock v = pack_a_block(src, block, a_copy.data(), lda,
                                               a.row_sums ? in_sums.data() : nullptr);
-            compute_block(kernels, v.data, v.ld, mc, *a.b_layout, a.b, k0, kc, n0, ldp,
-                          prod.data(), ldp, k0 > 0);
+            compute_block(kernels, BlockCall{.a = v.data, .lda = v.ld, .mc = mc,
+                                             .b = a.b_layout, .b_group = a.b, .k0 = k0,
+                                             .kc = kc, .n0 = n0, .nc = ldp, .c = prod.data(),
+                                             .ldc = ldp, .accumulate = k0 > 0});
           }
           // col2im: product row (iw, kw) lands on output pixel ow of this row.
           for (int i = 0; i < mc; ++i) {

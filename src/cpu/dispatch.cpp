@@ -30,15 +30,13 @@ bool cpu_has(Isa isa) {
 
 namespace {
 
-// The record's kernel getter on a JIT path: the request is the kernel's spec.
-template <Isa I>
-MicroKernelFn jit_kernel(const KernelRequest& r) {
-  return jit::kernel(
-      jit::KernelSpec{.isa = I, .mr = r.mr, .nr = r.nr, .narrow = r.narrow, .acc16 = r.acc16,
-                      .stage = r.stage, .row_sums = r.row_sums});
+// The portable path's kernel entry: its one kernel is the plain column form (int32 store;
+// the tile epilogue requantizes), whatever the tile.
+MicroKernelFn portable_kernel(const jit::KernelSpec& s) {
+  const bool plain = !s.narrow && !s.acc16 && !s.pair_safe && !s.wide_a && !s.row_sums &&
+                     !s.stage.requantize;
+  return plain ? &driver::portable_micro_kernel : nullptr;
 }
-
-MicroKernelFn portable_kernel(const KernelRequest&) { return &driver::portable_micro_kernel; }
 
 // Register arithmetic of the default tiles (vector registers: 16 ymm or 32 zmm):
 //   avx512_vnni  MR=6, NR=64: 6*4 accumulators + 4 B vectors + 1 A broadcast = 29 of 32
@@ -81,35 +79,35 @@ constexpr IsaRecord kRecords[] = {
      .convert = nullptr, .int4 = &int4::kInt4Portable,
      .embedding = &kEmbeddingPortable},
     {.isa = Isa::avx2, .blocking = kAvx2, .blocking_acc16 = kAvx2Acc16,
-     .kernel = &jit_kernel<Isa::avx2>, .pack_a = &pack::pack_a_avx2,
+     .kernel = &jit::kernel, .pack_a = &pack::pack_a_avx2,
      .widen_a = &pack::widen_a_avx2, .widen_a_linear = &pack::widen_a_linear_avx2,
      .epilogue = &kEpilogueAvx2, .quant = &kQuantAvx2, .conv = &conv::kConvAvx2,
      .spmdm = &kSpmdmAvx2, .half = kHalfYmm, .convert = &kConvertAvx2,
      .int4 = &int4::kInt4Avx2,
      .embedding = &kEmbeddingAvx2},
     {.isa = Isa::avx_vnni, .blocking = kYmmVnni, .blocking_acc16 = kYmmVnni,
-     .kernel = &jit_kernel<Isa::avx_vnni>, .pack_a = &pack::pack_a_avx2,
+     .kernel = &jit::kernel, .pack_a = &pack::pack_a_avx2,
      .widen_a = nullptr, .widen_a_linear = nullptr,
      .epilogue = &kEpilogueAvx2, .quant = &kQuantAvx2, .conv = &conv::kConvAvx2,
      .spmdm = &kSpmdmAvx2, .half = kHalfYmm, .convert = &kConvertAvx2,
      .int4 = &int4::kInt4Avx2,
      .embedding = &kEmbeddingAvx2},
     {.isa = Isa::avx512, .blocking = kAvx512, .blocking_acc16 = kAvx512Acc16,
-     .kernel = &jit_kernel<Isa::avx512>, .pack_a = &pack::pack_a_avx512,
+     .kernel = &jit::kernel, .pack_a = &pack::pack_a_avx512,
      .widen_a = &pack::widen_a_avx2, .widen_a_linear = nullptr,
      .epilogue = &kEpilogueAvx512, .quant = &kQuantAvx512, .conv = &conv::kConvAvx512,
      .spmdm = &kSpmdmAvx512, .half = kHalfZmm, .convert = &kConvertAvx512,
      .int4 = &int4::kInt4Avx512,
      .embedding = &kEmbeddingAvx512},
     {.isa = Isa::avx512_vnni_ymm, .blocking = kYmmVnni, .blocking_acc16 = kYmmVnni,
-     .kernel = &jit_kernel<Isa::avx512_vnni_ymm>, .pack_a = &pack::pack_a_avx512,
+     .kernel = &jit::kernel, .pack_a = &pack::pack_a_avx512,
      .widen_a = nullptr, .widen_a_linear = nullptr,
      .epilogue = &kEpilogueAvx512, .quant = &kQuantAvx512, .conv = &conv::kConvAvx2,
      .spmdm = &kSpmdmAvx512Vnni, .half = kHalfZmm, .convert = &kConvertAvx512,
      .int4 = &int4::kInt4Avx2,
      .embedding = &kEmbeddingAvx512},
     {.isa = Isa::avx512_vnni, .blocking = kAvx512Vnni, .blocking_acc16 = kAvx512Vnni,
-     .kernel = &jit_kernel<Isa::avx512_vnni>, .pack_a = &pack::pack_a_avx512,
+     .kernel = &jit::kernel, .pack_a = &pack::pack_a_avx512,
      .widen_a = nullptr, .widen_a_linear = nullptr,
      .epilogue = &kEpilogueAvx512, .quant = &kQuantAvx512, .conv = &conv::kConvAvx512Vnni,
      .spmdm = &kSpmdmAvx512Vnni, .half = kHalfZmm, .convert = &kConvertAvx512,

@@ -15,6 +15,10 @@ namespace quire::conv {
 struct ConvKernels;  // convolution routines (im2col rows, depthwise, groupwise), src/conv
 }  // namespace quire::conv
 
+namespace quire::jit {
+struct KernelSpec;  // what names a micro-kernel, src/jit/kernel_spec.h
+}  // namespace quire::jit
+
 namespace quire::int4 {
 struct Int4Kernels;  // int4Gemm's kernels, src/int4/int4_kernels.h
 }  // namespace quire::int4
@@ -62,17 +66,11 @@ struct HalfKernelSet;   // fp16/bf16/fp32-weight GEMM kernels, src/fp16/half_ker
 struct ConvertKernels;  // fp32 <-> fp16/bf16 conversion loops, src/fp16/convert_kernels.h
 struct EmbeddingKernels;  // embedding-bag loops, src/embedding/embedding_kernels.h
 
-// What the int8 GEMM asks of a path: a kernel for an mr x nr register tile, in column
-// form or narrow form (several rows per vector, 3 <= nr <= 8, mr <= traits.narrow_rows),
-// exact or with saturating int16 accumulation (only where traits.acc16_saturates).
-struct KernelRequest {
-  int mr, nr;
-  bool narrow = false;
-  bool acc16 = false;
-  OutputStage stage{};  // output_stage.h
-  bool row_sums = false;  // narrow VNNI kernels: also write each row's A sum (kernel_spec.h)
-};
-using KernelGetter = MicroKernelFn (*)(const KernelRequest& request);
+// The kernel a spec names (src/jit/kernel_spec.h: tile, column or narrow form, acc16,
+// pair-safe, A widened, output stage, row sums), or null where the path has none of that
+// spec. Every kernel variant the int8 GEMM runs is asked for here: on JIT paths this is
+// jit::kernel itself, on the portable path the portable kernel (int32 store only).
+using KernelGetter = MicroKernelFn (*)(const jit::KernelSpec& spec);
 
 // The packed-weight GEMM's kernels on a path (fp16, bf16 and fp32 weights); bf16_dot
 // (vdpbf16ps) is used instead of bf16 when the CPU also has kCapAvx512Bf16.
@@ -87,7 +85,7 @@ struct IsaRecord {
   Isa isa;
   BlockingFactors blocking;        // default blocking factors
   BlockingFactors blocking_acc16;  // acc16's (docs/acc16.md): its KCB is the int16 window
-  KernelGetter kernel;             // cached: the same request gives the same function
+  KernelGetter kernel;             // cached: the same spec gives the same function
   PackAFn pack_a;
   // avx2, avx512 (no VNNI): widens an A block for the exact kernels that read it so;
   // null elsewhere.

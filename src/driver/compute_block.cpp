@@ -29,11 +29,11 @@ struct ABlock {
 // pair-safe tile the path lacks runs the exact kernel (form is updated).
 MicroKernelFn kernel_of(KernelSet& kernels, int rows, int nr, KernelForm& form,
                         bool narrow = false, bool row_sums = false) {
-  if (form == KernelForm::wide) return kernels.wide(rows, nr);
-  if (form == KernelForm::pair_safe)
-    if (MicroKernelFn fn = kernels.pair_safe(rows, nr, narrow)) return fn;
-  form = KernelForm::exact;
-  return kernels.get(rows, nr, narrow, row_sums);
+  if (form == KernelForm::pair_safe) {
+    if (MicroKernelFn fn = kernels.find(kernels.spec(rows, nr, form, narrow, row_sums))) return fn;
+    form = KernelForm::exact;
+  }
+  return kernels.require(kernels.spec(rows, nr, form, narrow, row_sums));
 }
 
 // One column slice [c0, c0 + nr) (args.b at it) of a tile with an output op: each call
@@ -61,9 +61,9 @@ __attribute__((always_inline)) inline void run_staged_slice(
     args.row_sums = sums ? row_sums + r0 : nullptr;
     if (in_stage) {
       KernelForm form = slice_form;
-      MicroKernelFn fn = kernels.staged(rows, nr, form, stage, narrow, sums);
+      MicroKernelFn fn = kernels.find(kernels.spec(rows, nr, form, narrow, sums, stage));
       if (fn == nullptr && form == KernelForm::pair_safe)
-        fn = kernels.staged(rows, nr, form = KernelForm::exact, stage, narrow, sums);
+        fn = kernels.find(kernels.spec(rows, nr, form = KernelForm::exact, narrow, sums, stage));
       if (fn != nullptr) {
         a.point(args, form, r0, rows);
         OutputStageArgs call_stage = stage_args;
@@ -91,29 +91,33 @@ bool narrow_block(const KernelSet& kernels, const PackedBLayout& b, int n0, int 
   return kernels.narrow_rows(nc) > 0 && n0 == 0 && nc == b.n && nc <= b.panel_width;
 }
 
-void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
-                   const PackedBLayout& b, const int8_t* b_group, int k0, int kc, int n0, int nc,
-                   int32_t* c, int64_t ldc, bool accumulate, const uint8_t* pair_limits,
-                   uint8_t a_max, const TileRequantize* requantize, WideABlock* wide, int32_t* row_sums) {
+void compute_block(KernelSet& kernels, const BlockCall& call) {
+  const PackedBLayout& b = *call.b;
+  const int mc = call.mc, n0 = call.n0, nc = call.nc;
+  const int64_t ldc = call.ldc;
+  int32_t* const c = call.c;
+  const uint8_t* const pair_limits = call.pair_limits;
+  const TileRequantize* const requantize = call.requantize;
+  int32_t* const row_sums = call.row_sums;
   const int mr = kernels.mr();
   const int width = b.panel_width;
   MicroKernelArgs args{};
-  args.k4_steps = (kc + 3) / 4;
-  args.lda = lda;
+  args.k4_steps = (call.kc + 3) / 4;
+  args.lda = call.lda;
   args.b_step = int64_t{width} * 4;
   args.ldc_bytes = ldc * static_cast<int64_t>(sizeof(int32_t));
-  args.accumulate = accumulate;
+  args.accumulate = call.accumulate;
   // A narrow output (3..8 columns, the whole group, within one B panel) runs the kernels
   // that pack several rows per vector, over tiles of `tile` rows, ending in the output
   // op's stage where it has one (and forming the rows' A sums when asked). They read A
   // as packed; with row sums they have no pair-safe form.
   if (const int tile = kernels.narrow_rows(nc); narrow_block(kernels, b, n0, nc)) {
-    args.b = b_group + int64_t{k0} * width;
+    args.b = call.b_group + int64_t{call.k0} * width;
     args.nr = nc;
-    const ABlock block{a, lda, nullptr};
+    const ABlock block{call.a, call.lda, nullptr};
     const bool sums = row_sums != nullptr;
     const KernelForm form = pair_limits != nullptr && !sums
-                                ? panel_form(pair_limits[0], a_max, KernelForm::exact)
+                                ? panel_form(pair_limits[0], call.a_max, KernelForm::exact)
                                 : KernelForm::exact;
     if (kernels.has_pair_safe()) kernels.count_form(form);
     if (requantize != nullptr) {
@@ -142,17 +146,17 @@ void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
   // store int32 and are requantized by one epilogue call after the loop.
   const bool tile_epilogue = requantize != nullptr && (!kernels.has_output_stage() || mc < mr);
   const TileRequantize* staged = tile_epilogue ? nullptr : requantize;
-  const ABlock block{a, lda, wide};
+  const ABlock block{call.a, call.lda, call.wide};
   // Panels certified for this A block (panel_form) run the path's pair-safe kernels where
   // it has them; every other panel runs the path's exact kernels, on A widened when the
   // caller widened it.
-  const KernelForm exact_form = wide != nullptr ? KernelForm::wide : KernelForm::exact;
+  const KernelForm exact_form = call.wide != nullptr ? KernelForm::wide : KernelForm::exact;
   // jr: column slices of at most the kernel's NR that never straddle a B panel.
   for (int col = n0; col < n0 + nc;) {
     const int panel = col / width, offset = col % width;
     const int nr = std::min({kernels.nr(), width - offset, n0 + nc - col});
     const KernelForm form =
-        pair_limits != nullptr ? panel_form(pair_limits[panel], a_max, exact_form) : exact_form;
+        pair_limits != nullptr ? panel_form(pair_limits[panel], call.a_max, exact_form) : exact_form;
     if (kernels.has_pair_safe()) kernels.count_form(form);
     // The wide form runs its own tile (KernelSet::wide_mr, wide_nr; on avx2 6 x 8, so a
     // slice is two calls); the others the call's mr x nr.
@@ -162,7 +166,7 @@ void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
     const int panels = mc / tile, rest = mc % tile;
     for (int c0 = col; c0 < col + nr; c0 += step) {
       const int w = std::min(step, col + nr - c0);
-      args.b = b_group + panel * b.panel_bytes() + int64_t{k0} * width + (c0 % width) * 4;
+      args.b = call.b_group + panel * b.panel_bytes() + int64_t{call.k0} * width + (c0 % width) * 4;
       args.nr = w;
       // ir: the kernel walks the full tile-row panels itself; the remainder is one more call.
       if (staged == nullptr) {

@@ -8,6 +8,7 @@
 #include "quire/detail/Blocking.h"
 #include "quire/detail/PackB.h"
 #include "cpu/output_stage.h"
+#include "jit/kernel_spec.h"
 
 namespace quire::detail {
 
@@ -47,28 +48,51 @@ inst_set_t inst_set_of(const IsaRecord& isa);
 // widened beforehand (WideABlock), or pair-safe (packed A, pair-safe B panels only).
 enum class KernelForm : uint8_t { exact, wide, pair_safe };
 
-// The kernels one fbgemmPacked call uses, resolved through the code cache once per
-// (mr, nr, narrow) (and per output stage) and then reused without locking. A call uses a
-// handful of tile shapes (full tiles, a row tail, a column tail), so a short list beats
-// a table. acc16 takes the path's saturating kernels where it has them, else its exact
-// kernels. The record is read only out of line (src/driver/kernel_set.cpp), so its
-// layout is no part of this header.
+// The kernels one fbgemmPacked call uses, each named by its full spec (jit/kernel_spec.h)
+// and obtained through the record's one kernel entry on first use, then reused without
+// locking. A call uses a handful of specs (full tiles, a row tail, a column tail, in a
+// form or two, with or without the output stage), so a short list beats a table; a spec
+// the path has no kernel for is remembered as null. acc16 takes the path's saturating
+// kernels where it has them, else its exact kernels. The record is read only out of line
+// (src/driver/kernel_set.cpp), so its layout is no part of this header.
 class KernelSet {
  public:
   KernelSet(const IsaRecord& isa, int mr, int nr, Accumulation acc = Accumulation::int32);
-  MicroKernelFn get(int mr, int nr, bool narrow = false, bool row_sums = false) {
+  // The spec of an mr x nr kernel of this call in a form (narrow: several rows per
+  // vector, no wide form; row_sums: narrow VNNI kernels also write the rows' A sums),
+  // ending in `stage` (the default: store int32).
+  jit::KernelSpec spec(int mr, int nr, KernelForm form, bool narrow = false,
+                       bool row_sums = false, const OutputStage& stage = {}) const {
+    return jit::KernelSpec{.isa = isa_id_, .mr = mr, .nr = nr, .narrow = narrow,
+                           .acc16 = saturating_, .pair_safe = form == KernelForm::pair_safe,
+                           .stage = stage, .row_sums = row_sums,
+                           .wide_a = form == KernelForm::wide,
+                           .sx_b = form == KernelForm::wide && sx_b_};
+  }
+  // The kernel a spec names, or null where the path has none (a pair-safe kernel on a
+  // VNNI path or under saturating acc16, a stage on a tile that leaves it no registers,
+  // any but the plain form on the portable path).
+  MicroKernelFn find(const jit::KernelSpec& spec) {
+    const uint64_t key = jit::spec_key(spec);
+    if (entries_[last_].key == key) return entries_[last_].fn;
     for (int i = 0; i < used_; ++i)
-      if (entries_[i].mr == mr && entries_[i].nr == nr && entries_[i].narrow == narrow &&
-          entries_[i].row_sums == row_sums)
+      if (entries_[i].key == key) {
+        last_ = i;
         return entries_[i].fn;
-    return resolve(mr, nr, narrow, row_sums);
+      }
+    return resolve(spec, key);
+  }
+  // The same for a kernel the call cannot run without (the exact or wide forms of a
+  // tile its blocking admits); throws std::invalid_argument naming it if there is none.
+  MicroKernelFn require(const jit::KernelSpec& spec) {
+    if (MicroKernelFn fn = find(spec)) return fn;
+    missing(spec);
   }
   int mr() const { return mr_; }
   int nr() const { return nr_; }
   // Non-null where the path's exact column kernels have a form reading A widened by this
-  // routine (wide(), KernelForm::wide; avx2, avx512, not under saturating acc16).
+  // routine (KernelForm::wide; avx2, avx512, not under saturating acc16).
   WidenAFn widen_a() const { return widen_; }
-  MicroKernelFn wide(int mr, int nr);
   // The tile of the wide form for an A block of `rows`: on avx2 the kernels that
   // sign-extend B per step (jit::KernelSpec::sx_b), 6 x 8: 6 rows x 2 four-column groups
   // of accumulators + 2 B groups + 1 A + 1 product = 16 of 16 ymm; for 1 or 2 rows 2 x 16
@@ -88,55 +112,29 @@ class KernelSet {
   void count_form(KernelForm form) { ++(form == KernelForm::pair_safe ? pair_safe_slices_ : exact_slices_); }
   int64_t pair_safe_slices() const { return pair_safe_slices_; }
   int64_t exact_slices() const { return exact_slices_; }
-  // The path's kernel for a pair-safe B panel (docs/kernel-contract.md, "Pair-safe B
-  // panels"), or null where there is none (VNNI and portable paths, saturating acc16).
-  MicroKernelFn pair_safe(int mr, int nr, bool narrow = false);
   // Whether the path's column kernels can end in an output stage (JIT paths; the portable
   // kernel stores int32 and the tile epilogue requantizes).
   bool has_output_stage() const { return jit_; }
-  // The kernel of a form (column or narrow) ending in `stage`, or null where the tile
-  // leaves the stage no registers (the caller then stores int32 and runs the epilogue).
-  MicroKernelFn staged(int mr, int nr, KernelForm form, const OutputStage& stage,
-                       bool narrow = false, bool row_sums = false) {
-    const uint32_t code = stage.code();
-    const StagedEntry& last = staged_[staged_last_];
-    if (last.mr == mr && last.nr == nr && last.form == form && last.stage == code &&
-        last.narrow == narrow && last.row_sums == row_sums)
-      return last.fn;
-    return find_staged(mr, nr, form, stage, narrow, row_sums);
-  }
 
  private:
-  MicroKernelFn resolve(int mr, int nr, bool narrow, bool row_sums);  // through the record; remembered
-  MicroKernelFn find_staged(int mr, int nr, KernelForm form, const OutputStage& stage,
-                            bool narrow, bool row_sums);
+  MicroKernelFn resolve(const jit::KernelSpec& spec, uint64_t key);  // through the record; remembered
+  [[noreturn]] static void missing(const jit::KernelSpec& spec);
   struct Entry {
-    int mr, nr;
-    bool narrow, row_sums;
+    uint64_t key;  // jit::spec_key; ~0 in the unused slot [0] starts as, which no spec has
     MicroKernelFn fn;
   };
-  struct StagedEntry {
-    int mr, nr;
-    KernelForm form;
-    bool narrow, row_sums;
-    uint32_t stage;  // OutputStage::code(); 0 in an unused slot, which no stage has
-    MicroKernelFn fn;
-  };
-  static constexpr int kSlots = 8, kStagedSlots = 16;
+  static constexpr int kSlots = 24;
   const IsaRecord& isa_;
+  Isa isa_id_;
   int mr_, nr_;
   bool saturating_;  // acc16 on a path whose acc16 kernels saturate
   bool jit_, vnni_;
   bool sx_b_;  // the wide form is the sx_b kernels on linear wide A
   WidenAFn widen_;
   int narrow_rows_;
-  int used_ = 0;
+  int used_ = 0, last_ = 0;
   Entry entries_[kSlots];
-  int pair_safe_used_ = 0, wide_used_ = 0;
-  Entry pair_safe_entries_[kSlots], wide_entries_[kSlots];
   int64_t pair_safe_slices_ = 0, exact_slices_ = 0;
-  int staged_used_ = 0, staged_last_ = 0;
-  StagedEntry staged_[kStagedSlots];  // [0] starts as no stage (code 0), the rest unset
 };
 
 // The saturation certificate (docs/kernel-contract.md, "The saturation certificate"). A
@@ -184,21 +182,35 @@ class WideABlock {
   int64_t ld_bytes_ = 0;
 };
 
-// C[0..mc) x [0..nc) (int32, ldc elements apart) = (or +=, when accumulate) the packed A
-// block (mc rows, lda bytes apart, K range [k0, k0 + kc)) times columns [n0, n0 + nc) of
-// the packed B group starting at b_group. pair_limits: null, or the group's per-panel
-// pair-safe limits (PackBMatrix::pairSafeLimits); a_max: the block's largest A value (or
-// any value above it, 255 at most); panel_form picks each panel's kernels from them.
-// requantize (last K block only): the tile is requantized to uint8 or float instead, in
-// the kernels' output stage where they have one (C_buffer then holds no int32 there).
-// row_sums (narrow blocks, KernelSet::narrow_row_sums, one K block): the kernels also
-// write the block's row sums of A there (the packer then skips them).
-// wide: null, or the same A block widened: then the column panels that are not
-// pair-safe run the wide exact kernels (KernelForm::wide).
-void compute_block(KernelSet& kernels, const uint8_t* a, int64_t lda, int mc,
-                   const PackedBLayout& b, const int8_t* b_group, int k0, int kc, int n0, int nc,
-                   int32_t* c, int64_t ldc, bool accumulate, const uint8_t* pair_limits = nullptr,
-                   uint8_t a_max = 255, const TileRequantize* requantize = nullptr, WideABlock* wide = nullptr,
-                   int32_t* row_sums = nullptr);
+// One compute_block call: C[0..mc) x [0..nc) (int32, ldc elements apart) = (or +=, when
+// accumulate) the A block times columns [n0, n0 + nc) of the packed B group at b_group,
+// over K range [k0, k0 + kc).
+struct BlockCall {
+  const uint8_t* a;  // the A block as packed: mc rows, lda bytes apart
+  int64_t lda;
+  int mc;
+  const PackedBLayout* b;
+  const int8_t* b_group;
+  int k0, kc, n0, nc;
+  int32_t* c;
+  int64_t ldc;
+  bool accumulate;
+  // Null, or the group's per-panel pair-safe limits (PackBMatrix::pairSafeLimits); a_max
+  // is the block's largest A value (or any value above it, 255 at most); panel_form picks
+  // each panel's kernels from them.
+  const uint8_t* pair_limits = nullptr;
+  uint8_t a_max = 255;
+  // Last K block only: the tile is requantized to uint8 or float instead, in the kernels'
+  // output stage where they have one (C_buffer then holds no int32 there).
+  const TileRequantize* requantize = nullptr;
+  // Null, or the same A block widened: then the column panels that are not pair-safe run
+  // the wide exact kernels (KernelForm::wide).
+  WideABlock* wide = nullptr;
+  // Narrow blocks (KernelSet::narrow_row_sums, one K block): the kernels also write the
+  // block's row sums of A here (the packer then skips them).
+  int32_t* row_sums = nullptr;
+};
+
+void compute_block(KernelSet& kernels, const BlockCall& call);
 
 }  // namespace quire::detail

@@ -60,20 +60,14 @@ struct CacheEntry {
 
 }  // namespace
 
+bool generates(const KernelSpec& spec) {
+  return spec.narrow ? narrow_fits(spec) : registers_fit(spec);
+}
+
 bool registers_fit(Isa isa, int mr, int nr, bool acc16) {
   if (detail::traits(isa).vector_bytes == 0)  // the portable kernel: any tile up to 64 x 64
     return mr >= 1 && nr >= 1 && mr <= 64 && nr <= 64;
   return registers_fit(KernelSpec{isa, mr, nr, false, acc16});
-}
-
-// Every field of the spec, so equal keys are the same kernel.
-static uint64_t cache_key(const KernelSpec& spec) {
-  return (uint64_t{spec.row_sums} << 60) | (uint64_t{spec.sx_b} << 56) |
-         (uint64_t{spec.wide_a} << 55) |
-         (uint64_t{spec.stage.code()} << 43) | (uint64_t{spec.pair_safe} << 42) |
-         (uint64_t{spec.acc16} << 41) | (uint64_t{spec.narrow} << 40) |
-         (uint64_t{static_cast<uint8_t>(spec.isa)} << 32) |
-         (uint64_t(static_cast<uint16_t>(spec.mr)) << 16) | static_cast<uint16_t>(spec.nr);
 }
 
 static MicroKernelFn cached(const KernelSpec& spec, uint64_t key) {
@@ -100,17 +94,10 @@ MicroKernelFn kernel(const KernelSpec& spec) {
     MicroKernelFn fn;
   };
   thread_local Recent recent[16] = {};
-  const uint64_t key = cache_key(spec);
+  const uint64_t key = spec_key(spec);
   Recent& slot = recent[(key ^ (key >> 16) ^ (key >> 43)) % 16];
   if (slot.fn != nullptr && slot.key == key) return slot.fn;
-  if (spec.narrow ? !narrow_fits(spec) : !registers_fit(spec)) {
-    throw std::invalid_argument(
-        "micro-kernel " + kernel_name(spec) +
-        (spec.narrow ? ": narrow kernels need an AVX-512 path (acc16, pair-safe: avx512), "
-                       "3 <= nr <= 8 and mr <= 12"
-                     : ": needs a tile that fits the vector registers (acc16, pair-safe: on avx2 "
-                       "or avx512)"));
-  }
+  if (!generates(spec)) return nullptr;
   slot = Recent{key, cached(spec, key)};
   return slot.fn;
 }

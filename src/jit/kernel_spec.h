@@ -1,6 +1,8 @@
 // What names a generated micro-kernel: the key of the code cache and the generators' input.
 #pragma once
 
+#include <cstdint>
+
 #include "../cpu/isa_traits.h"  // relative: tests include this header by path
 #include "../cpu/output_stage.h"
 
@@ -33,5 +35,17 @@ struct KernelSpec {
   // 2 x 16 (the register file).
   bool sx_b = false;
 };
+
+// Every field of the spec in one word, so equal keys name the same kernel: the key of
+// the process-wide code cache and of each call's KernelSet (src/driver/driver.h). Bits
+// 56-59 and 61-63 are never set, so ~0 is no spec's key.
+constexpr uint64_t spec_key(const KernelSpec& spec) {
+  return (uint64_t{spec.row_sums} << 60) | (uint64_t{spec.sx_b} << 56) |
+         (uint64_t{spec.wide_a} << 55) |
+         (uint64_t{spec.stage.code()} << 43) | (uint64_t{spec.pair_safe} << 42) |
+         (uint64_t{spec.acc16} << 41) | (uint64_t{spec.narrow} << 40) |
+         (uint64_t{static_cast<uint8_t>(spec.isa)} << 32) |
+         (uint64_t(static_cast<uint16_t>(spec.mr)) << 16) | static_cast<uint16_t>(spec.nr);
+}
 
 }  // namespace quire::jit
