@@ -6,8 +6,9 @@
 // and avx512 a certified block x panel runs vpmaddubsw, which saturates one past the
 // bound, so a certificate off by one shows up as a wrong sum. Then 7-bit activations with
 // full-range weights (always certified), full-range both, trained-like weights, odd
-// shapes, several K blocks and row spans, 1-3 threads, int32 and uint8 output with
-// per-tensor and per-channel requantization, ReLU on and off, on every path.
+// shapes, several K blocks and row spans, the exact form's tiles, 1-3 threads, int32 and
+// uint8 output with per-tensor and per-channel requantization, ReLU on and off, on every
+// path.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -324,6 +325,27 @@ TEST_P(SaturationCertificateGemm, PerBlockCertificates) {
         }
       }
     }
+}
+
+// Blocks no certificate covers run the path's exact form; on avx2 with several column
+// slices that is the sx_b kernels (6 x 8 tiles, 2 x 16 for 1-2 rows, in 8-column calls
+// within a 16-column slice): every row count around those tiles, column tails within and
+// across the 8-column halves, K tails and several K blocks, full-range data.
+TEST_P(SaturationCertificateGemm, ExactFormTiles) {
+  if (!GetParam().supported) GTEST_SKIP() << "needs " << missing_features(GetParam().isa);
+  ScopedIsa isa(GetParam().isa);
+  uint32_t seed = 100;
+  for (int M : {1, 2, 3, 5, 6, 7, 12, 13, 125})
+    for (int N : {9, 17, 24, 33, 47})
+      for (int K : {4, 37, 130}) {
+        ++seed;
+        const Case c{M, N, K, 1 + int(seed % 3), kOuts[seed % 5], seed % 4 == 0 ? 64 : 0};
+        std::vector<uint8_t> A = random_vector<uint8_t>(size_t(M) * K, 0, 255, seed);
+        A[0] = 255;  // no certificate below 255 can hold
+        const auto B = random_vector<int8_t>(size_t(K) * N, -128, 127, seed + 1);
+        KernelFormCounts counts{};
+        ASSERT_EQ(run_case(c, A, B, counts), 0) << describe(c);
+      }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllIsas, SaturationCertificateGemm, ::testing::ValuesIn(all_isas()),

@@ -23,6 +23,7 @@
 // stores int32 and runs the epilogue) is skipped, and the skipped tiles are listed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -68,7 +69,8 @@ KernelTester& with_stage(KernelTester& t, const StageForm& f) {
 // A kernel form: exact, saturating acc16, pair-safe, or exact on A widened.
 struct Form {
   const char* name;
-  bool acc16, pair_safe, wide_a = false;
+  bool acc16, pair_safe, wide_a = false, sx_b = false;
+  int max_mr = 0, max_nr = 0;  // > 0: the form's own tile bound (sx_b: 6 x 8 and 2 x 16), see blocking()
 };
 
 class KernelStageSweep : public ::testing::TestWithParam<IsaCase> {
@@ -86,11 +88,21 @@ class KernelStageSweep : public ::testing::TestWithParam<IsaCase> {
     if (traits().acc16_saturates) f.push_back({"acc16", true, false});
     if (!traits().vnni) f.push_back({"pair_safe", false, true});
     if (detail::isa_record(isa()).widen_a != nullptr) f.push_back({"wide_a", false, false, true});
+    if (detail::isa_record(isa()).widen_a_linear != nullptr) {  // sx_b's two tile bounds
+      f.push_back({"sx_b", false, false, true, true, 6, 8});
+      f.push_back({"sx_b 2x16", false, false, true, true, 2, 16});
+    }
     return f;
   }
-  const BlockingFactors& blocking(const Form& form) const {
+  // The blocking whose MR x NR bounds the form's tiles (sx_b: its own, max_mr x max_nr).
+  BlockingFactors blocking(const Form& form) const {
     const detail::IsaRecord& record = detail::isa_record(isa());
-    return form.acc16 ? record.blocking_acc16 : record.blocking;
+    BlockingFactors bf = form.acc16 ? record.blocking_acc16 : record.blocking;
+    if (form.max_mr > 0) {
+      bf.MR = form.max_mr;
+      bf.NR = form.max_nr;
+    }
+    return bf;
   }
   // pair-safe: pair-bounded B; otherwise full-range and extreme weights by turns.
   static BKind b_for(const Form& form, uint32_t i) {
@@ -100,6 +112,7 @@ class KernelStageSweep : public ::testing::TestWithParam<IsaCase> {
   KernelTester tester(const Form& form, int mr, int nr, uint32_t seed) const {
     KernelTester t;
     t.isa(isa()).mr(mr).nr(nr).acc16(form.acc16).pair_safe(form.pair_safe).wide_a(form.wide_a)
+        .sx_b(form.sx_b)
         .b_kind(b_for(form, seed)).seed(seed);
     return t;
   }
@@ -212,7 +225,7 @@ TEST_P(KernelStageSweep, SpecialMultipliers) {
     const BlockingFactors& bf = blocking(form);
     std::string skipped;
     for (int mr : {1, bf.MR})
-      for (int nr : {1, lanes() + 3, bf.NR}) {
+      for (int nr : {1, std::min(lanes() + 3, bf.NR), bf.NR}) {
         if (!staged(form, mr, nr, skipped)) continue;
         for (MultKind kind : {MultKind::zero, MultKind::negative, MultKind::inf, MultKind::nan, MultKind::mixed})
           for (StageOperand mult : {StageOperand::scalar, StageOperand::lanes})

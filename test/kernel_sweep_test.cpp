@@ -39,7 +39,8 @@ std::vector<int> nr_set(int lanes, int NR) {
 // A kernel form: exact, saturating acc16, pair-safe, or exact on A widened.
 struct Form {
   const char* name;
-  bool acc16, pair_safe, wide_a = false;
+  bool acc16, pair_safe, wide_a = false, sx_b = false;
+  int max_mr = 0, max_nr = 0;  // > 0: the form's own tile bound (sx_b: 6 x 16, 2 x 16 past 8 columns)
 };
 
 class KernelSweep : public ::testing::TestWithParam<IsaCase> {
@@ -57,6 +58,8 @@ class KernelSweep : public ::testing::TestWithParam<IsaCase> {
     if (traits().acc16_saturates) f.push_back({"acc16", true, false});
     if (traits().vector_bytes > 0 && !traits().vnni) f.push_back({"pair_safe", false, true});
     if (detail::isa_record(isa()).widen_a != nullptr) f.push_back({"wide_a", false, false, true});
+    if (detail::isa_record(isa()).widen_a_linear != nullptr)
+      f.push_back({"sx_b", false, false, true, true, 6, 16});
     return f;
   }
   // B for a form: pair-safe kernels need the bound; the others alternate full-range and
@@ -72,16 +75,18 @@ TEST_P(KernelSweep, ColumnKernels) {
   uint32_t seed = 0;
   for (const Form& form : forms()) {
     const BlockingFactors& bf = form.acc16 ? record.blocking_acc16 : record.blocking;
-    for (int mr = 1; mr <= bf.MR; ++mr)
-      for (int nr : nr_set(lanes(), bf.NR))
+    for (int mr = 1; mr <= (form.max_mr > 0 ? form.max_mr : bf.MR); ++mr)
+      for (int nr : form.max_nr > 0 ? std::vector<int>{1, 3, 4, 5, 7, 8, 9, 12, 13, 16}
+                                    : nr_set(lanes(), bf.NR))
         for (int k : kDepths)
           for (bool accumulate : {false, true}) {
+            if (form.sx_b && mr > 2 && nr > 8) continue;  // sx_b: 6 x 8 or 2 x 16 (registers)
             ++seed;
             KernelTester()
                 .isa(isa()).mr(mr).nr(nr).k(k)
                 .m_panels(1 + (mr + k) % 3).lda_pad((mr + k) % 5).ldc_pad(nr % 3)
                 .accumulate(accumulate).acc16(form.acc16).pair_safe(form.pair_safe)
-                .wide_a(form.wide_a).b_kind(b_for(form, int(seed))).seed(seed)
+                .wide_a(form.wide_a).sx_b(form.sx_b).b_kind(b_for(form, int(seed))).seed(seed)
                 .Test();
             if (HasFailure()) return;  // one broken configuration says enough
           }

@@ -13,7 +13,8 @@
 //      up to 4*k4 (the K tail), then lda_pad garbage bytes; the last row ends at 4*k4.
 //      With wide_a(true) (the wide exact column kernels of avx2 and avx512,
 //      KernelSpec::wide_a) the same rows go through the path's widen_a: 8*k4 bytes each,
-//      lda = 8*k4 + lda_pad.
+//      lda = 8*k4 + lda_pad. With sx_b(true) too (avx2's kernels that sign-extend B per
+//      step, KernelSpec::sx_b) through widen_a_linear instead.
 //   B  one panel of W columns, k4 steps of 4W bytes; lane j of step t holds B[4t..4t+3][j]
 //      (zeros past k). The slice starts at column b_offset. W defaults to the least the
 //      kernel may read: b_offset + ceil(nr / L) * L for column kernels (L int32 lanes),
@@ -100,6 +101,7 @@ class KernelTester {
     return *this;
   }
   KernelTester& wide_a(bool v) { wide_a_ = v; return *this; }  // A widened (KernelSpec::wide_a)
+  KernelTester& sx_b(bool v) { sx_b_ = v; return *this; }  // with wide_a: KernelSpec::sx_b
   KernelTester& b_kind(BKind v) { b_kind_ = v; b_kind_set_ = true; return *this; }
   KernelTester& seed(uint32_t v) { seed_ = v; return *this; }
 
@@ -124,7 +126,7 @@ class KernelTester {
   std::string describe() const {
     std::ostringstream s;
     s << detail::traits(isa_).name << (narrow_ ? " narrow" : "") << (row_sums_ ? " row_sums" : "")
-      << (acc16_ ? " acc16" : "") << (pair_safe_ ? " pair_safe" : "") << (wide_a_ ? " wide_a" : "")
+      << (acc16_ ? " acc16" : "") << (pair_safe_ ? " pair_safe" : "") << (wide_a_ ? " wide_a" : "") << (sx_b_ ? " sx_b" : "")
       << " mr=" << mr_ << " nr=" << nr_ << " k=" << k_
       << " m_panels=" << m_panels_ << " lda_pad=" << lda_pad_ << " ldc_pad=" << ldc_pad_
       << " b_offset=" << b_offset_ << " W=" << width() << " accumulate=" << accumulate_
@@ -156,6 +158,10 @@ class KernelTester {
     }
     if (wide_a_ && detail::isa_record(isa_).widen_a == nullptr) {
       ADD_FAILURE() << describe() << ": only paths with widen_a have wide-A kernels";
+      return;
+    }
+    if (sx_b_ && (!wide_a_ || detail::isa_record(isa_).widen_a_linear == nullptr)) {
+      ADD_FAILURE() << describe() << ": sx_b kernels read A widened by widen_a_linear";
       return;
     }
     if (acc16_ && !detail::traits(isa_).acc16_saturates) {
@@ -210,7 +216,9 @@ class KernelTester {
     if (wide_a_) {
       std::vector<uint16_t> row(size_t(4) * k4);
       for (int i = 0; i < rows; ++i) {
-        detail::isa_record(isa_).widen_a(&a_logical[size_t(i) * 4 * k4], 4 * k4, 1, k4, row.data(), 4 * k4);
+        const detail::WidenAFn widen =
+            sx_b_ ? detail::isa_record(isa_).widen_a_linear : detail::isa_record(isa_).widen_a;
+        widen(&a_logical[size_t(i) * 4 * k4], 4 * k4, 1, k4, row.data(), 4 * k4);
         std::memcpy(&wide[i * wide_lda], row.data(), size_t(8) * k4);
         if (i + 1 < rows)
           for (int64_t q = 8 * k4; q < wide_lda; ++q) wide[i * wide_lda + q] = uint8_t(byte(rng));
@@ -337,7 +345,7 @@ class KernelTester {
     return detail::isa_record(isa_).kernel(
         jit::KernelSpec{.isa = isa_, .mr = mr_, .nr = nr_, .narrow = narrow_, .acc16 = acc16_,
                         .pair_safe = pair_safe_, .stage = stage(), .row_sums = row_sums_,
-                        .wide_a = wide_a_});
+                        .wide_a = wide_a_, .sx_b = sx_b_});
   }
 
   // 4*k4 x W, row kk at kk*W; rows past k are zero in every column (packed padding).
@@ -382,7 +390,7 @@ class KernelTester {
   int mr_ = 1, nr_ = 1, k_ = 1, m_panels_ = 1;
   int lda_pad_ = 0, ldc_pad_ = 0, b_offset_ = 0, panel_width_ = 0;
   bool accumulate_ = false, narrow_ = false, acc16_ = false, pair_safe_ = false, row_sums_ = false,
-       wide_a_ = false;
+       wide_a_ = false, sx_b_ = false;
   BKind b_kind_ = BKind::full;
   bool b_kind_set_ = false;
   uint32_t seed_ = 1;

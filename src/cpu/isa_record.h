@@ -95,6 +95,10 @@ struct IsaRecord {
   // avx2, avx512 (no VNNI): widens an A block for the exact kernels that read it so;
   // null elsewhere.
   WidenAFn widen_a;
+  // avx2: the same block in linear order (a0, a1, a2, a3 per K step) for the exact
+  // kernels that sign-extend B per step (jit::KernelSpec::sx_b), which the driver runs
+  // instead of widen_a's there; null elsewhere.
+  WidenAFn widen_a_linear;
   const EpilogueTable* epilogue;
   const QuantKernels* quant;
   const conv::ConvKernels* conv;

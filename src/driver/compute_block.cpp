@@ -99,7 +99,7 @@ void compute_block(KernelSet& kernels, const BlockCall& call) {
   const uint8_t* const pair_limits = call.pair_limits;
   const TileRequantize* const requantize = call.requantize;
   int32_t* const row_sums = call.row_sums;
-  const int mr = kernels.mr(), full_panels = mc / mr, tail_rows = mc % mr;
+  const int mr = kernels.mr();
   const int width = b.panel_width;
   MicroKernelArgs args{};
   args.k4_steps = (call.kc + 3) / 4;
@@ -155,34 +155,43 @@ void compute_block(KernelSet& kernels, const BlockCall& call) {
   for (int col = n0; col < n0 + nc;) {
     const int panel = col / width, offset = col % width;
     const int nr = std::min({kernels.nr(), width - offset, n0 + nc - col});
-    args.b = call.b_group + panel * b.panel_bytes() + int64_t{call.k0} * width + offset * 4;
-    args.nr = nr;
     const KernelForm form =
         pair_limits != nullptr ? panel_form(pair_limits[panel], call.a_max, exact_form) : exact_form;
     if (kernels.has_pair_safe()) kernels.count_form(form);
-    // ir: the kernel walks the full MR-row panels itself; the remainder is one more call.
-    if (staged == nullptr) {
-      if (full_panels > 0) {
-        KernelForm f = form;
-        const MicroKernelFn fn = kernel_of(kernels, mr, nr, f);
-        block.point(args, f, 0, mr);
-        args.c = c + (col - n0);
-        args.m_panels = full_panels;
-        args.mr = mr;
-        fn(&args);
+    // The wide form runs its own tile (KernelSet::wide_mr, wide_nr; on avx2 6 x 8, so a
+    // slice is two calls); the others the call's mr x nr.
+    const bool wide_tile = form == KernelForm::wide;
+    const int tile = wide_tile ? kernels.wide_mr(mc) : mr;
+    const int step = wide_tile ? std::min(kernels.wide_nr(mc), nr) : nr;
+    const int panels = mc / tile, rest = mc % tile;
+    for (int c0 = col; c0 < col + nr; c0 += step) {
+      const int w = std::min(step, col + nr - c0);
+      args.b = call.b_group + panel * b.panel_bytes() + int64_t{call.k0} * width + (c0 % width) * 4;
+      args.nr = w;
+      // ir: the kernel walks the full tile-row panels itself; the remainder is one more call.
+      if (staged == nullptr) {
+        if (panels > 0) {
+          KernelForm f = form;
+          const MicroKernelFn fn = kernel_of(kernels, tile, w, f);
+          block.point(args, f, 0, tile);
+          args.c = c + (c0 - n0);
+          args.m_panels = panels;
+          args.mr = tile;
+          fn(&args);
+        }
+        if (rest > 0) {
+          KernelForm f = form;
+          const MicroKernelFn fn = kernel_of(kernels, rest, w, f);
+          block.point(args, f, panels * tile, rest);
+          args.c = c + int64_t{panels} * tile * ldc + (c0 - n0);
+          args.m_panels = 1;
+          args.mr = rest;
+          fn(&args);
+        }
+      } else {
+        run_staged_slice(kernels, args, staged, c0 - n0, w, form, block, c, ldc, tile, panels,
+                         rest, false, nullptr);
       }
-      if (tail_rows > 0) {
-        KernelForm f = form;
-        const MicroKernelFn fn = kernel_of(kernels, tail_rows, nr, f);
-        block.point(args, f, full_panels * mr, tail_rows);
-        args.c = c + int64_t{full_panels} * mr * ldc + (col - n0);
-        args.m_panels = 1;
-        args.mr = tail_rows;
-        fn(&args);
-      }
-    } else {
-      run_staged_slice(kernels, args, staged, col - n0, nr, form, block, c, ldc, mr,
-                       full_panels, tail_rows, false, nullptr);
     }
     col += nr;
   }

@@ -66,7 +66,8 @@ class KernelSet {
     return jit::KernelSpec{.isa = isa_id_, .mr = mr, .nr = nr, .narrow = narrow,
                            .acc16 = saturating_, .pair_safe = form == KernelForm::pair_safe,
                            .stage = stage, .row_sums = row_sums,
-                           .wide_a = form == KernelForm::wide};
+                           .wide_a = form == KernelForm::wide,
+                           .sx_b = form == KernelForm::wide && sx_b_};
   }
   // The kernel a spec names, or null where the path has none (a pair-safe kernel on a
   // VNNI path or under saturating acc16, a stage on a tile that leaves it no registers,
@@ -92,6 +93,13 @@ class KernelSet {
   // Non-null where the path's exact column kernels have a form reading A widened by this
   // routine (KernelForm::wide; avx2, avx512, not under saturating acc16).
   WidenAFn widen_a() const { return widen_; }
+  // The tile of the wide form for an A block of `rows`: on avx2 the kernels that
+  // sign-extend B per step (jit::KernelSpec::sx_b), 6 x 8: 6 rows x 2 four-column groups
+  // of accumulators + 2 B groups + 1 A + 1 product = 16 of 16 ymm; for 1 or 2 rows 2 x 16
+  // (2 x 4 + 4 + 2 = 14), which sign-extends each B step once instead of in two
+  // 8-column calls (1 row: 65 against 62 GOPS, kernel alone); elsewhere the call's mr x nr.
+  int wide_mr(int rows) const { return sx_b_ ? (rows < 3 ? 2 : 6) : mr_; }
+  int wide_nr(int rows) const { return sx_b_ ? (rows < 3 ? 16 : 8) : nr_; }
   // Rows per narrow tile for an output of nr columns (3 <= nr <= 8), or 0 if the path
   // has no narrow kernels.
   int narrow_rows(int nr) const { return nr >= 3 && nr <= 8 ? narrow_rows_ : 0; }
@@ -121,6 +129,7 @@ class KernelSet {
   int mr_, nr_;
   bool saturating_;  // acc16 on a path whose acc16 kernels saturate
   bool jit_, vnni_;
+  bool sx_b_;  // the wide form is the sx_b kernels on linear wide A
   WidenAFn widen_;
   int narrow_rows_;
   int used_ = 0, last_ = 0;

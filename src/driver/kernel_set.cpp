@@ -11,7 +11,8 @@ KernelSet::KernelSet(const IsaRecord& isa, int mr, int nr, Accumulation acc)
     : isa_(isa), isa_id_(isa.isa), mr_(mr), nr_(nr),
       saturating_(acc == Accumulation::int16 && isa.traits().acc16_saturates),
       jit_(isa.traits().vector_bytes != 0), vnni_(isa.traits().vnni),
-      widen_(saturating_ ? nullptr : isa.widen_a),
+      sx_b_(!saturating_ && isa.widen_a_linear != nullptr),
+      widen_(saturating_ ? nullptr : sx_b_ ? isa.widen_a_linear : isa.widen_a),
       narrow_rows_(isa.traits().narrow_rows) {
   entries_[0] = Entry{~uint64_t{0}, nullptr};
 }

@@ -8,6 +8,7 @@ DotStyle dot_style(const KernelSpec& s) {
   if (s.acc16) return DotStyle::acc16;
   if (detail::traits(s.isa).vnni) return DotStyle::vnni;
   if (s.pair_safe) return DotStyle::pair_safe;
+  if (s.sx_b) return DotStyle::exact_sxb;
   return s.wide_a ? DotStyle::exact_wide : DotStyle::exact;
 }
 
@@ -48,6 +49,13 @@ DotOperand DotEmitter::load_wide_a(const x86::Mem& even) {
   return {regs_.a_even, regs_.a_odd};
 }
 
+DotOperand DotEmitter::load_linear_a(const x86::Mem& step) {
+  x86::Mem q = step;
+  q.setSize(8);
+  a_.vpbroadcastq(regs_.a_odd, q);
+  return {regs_.a_odd, regs_.a_odd};
+}
+
 void DotEmitter::multiply_add(const x86::Vec& acc, const DotOperand& a, const DotOperand& b) {
   const x86::Vec& p = regs_.product;
   switch (style_) {
@@ -63,6 +71,11 @@ void DotEmitter::multiply_add(const x86::Vec& acc, const DotOperand& a, const Do
       a_.vpmaddwd(p, a.lo, b.lo);
       a_.vpaddd(acc, acc, p);
       a_.vpmaddwd(p, a.hi, b.hi);
+      a_.vpaddd(acc, acc, p);
+      return;
+    case DotStyle::exact_sxb:
+      // One pair sum of at most 2 * 255 * 128 per lane, as in the split.
+      a_.vpmaddwd(p, a.lo, b.lo);
       a_.vpaddd(acc, acc, p);
       return;
     case DotStyle::pair_safe:

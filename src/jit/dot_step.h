@@ -7,6 +7,9 @@
 //              acc += vpmaddwd(A even, B even) + vpmaddwd(A odd, B odd)      exact
 //   exact_wide the same product with A widened once per block by the driver: the
 //              even and odd pairs are two broadcasts, no split           exact
+//   exact_sxb  A widened in linear order, one qword broadcast; B sign-extended to 16
+//              bits (4 columns per vector), acc += vpmaddwd(A, B): each lane holds
+//              a0 b0 + a1 b1 or a2 b2 + a3 b3 of one column, folded after the K loop
 //   pair_safe  acc += vpmaddwd(vpmaddubsw(A, B), ones)      exact on pair-safe B panels
 //   acc16      acc = vpaddsw(acc, vpmaddubsw(A, B)), after the K loop
 //              acc = vpmaddwd(acc, ones)                  saturating (docs/acc16.md)
@@ -19,7 +22,7 @@
 
 namespace quire::jit {
 
-enum class DotStyle { vnni, exact, exact_wide, pair_safe, acc16 };
+enum class DotStyle { vnni, exact, exact_wide, exact_sxb, pair_safe, acc16 };
 
 DotStyle dot_style(const KernelSpec& spec);
 
@@ -63,6 +66,8 @@ class DotEmitter {
   // exact_wide: A of one step from the widened block, its even pair at `even` and its
   // odd pair 4 bytes after, broadcast into regs.a_even / regs.a_odd.
   DotOperand load_wide_a(const asmjit::x86::Mem& even);
+  // exact_sxb: A of one step, its four 16-bit values at `step`, into regs.a_odd.
+  DotOperand load_linear_a(const asmjit::x86::Mem& step);
 
   void multiply_add(const asmjit::x86::Vec& acc, const DotOperand& a, const DotOperand& b);
 

@@ -8,6 +8,7 @@
 #include "jit/output_stage_emitter.h"
 #include "jit/tile_loop_emitter.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -24,11 +25,18 @@ namespace {
 bool is_zmm(Isa isa) { return detail::traits(isa).zmm(); }
 int vector_registers(Isa isa) { return detail::traits(isa).vector_registers; }
 
-int vectors_for(const KernelSpec& s) { return (s.nr + int32_lanes(s.isa) - 1) / int32_lanes(s.isa); }
+// Accumulator vectors per row: nr / lanes rounded up, or for sx_b one per 4 columns (each
+// column takes two lanes until the fold).
+int vectors_for(const KernelSpec& s) {
+  const int per_vector = s.sx_b ? 4 : int32_lanes(s.isa);
+  return (s.nr + per_vector - 1) / per_vector;
+}
 
 // Vector register map: [accumulators mr*nv][B nv][B odd nv: exact, exact_wide][A]
 // [A even: exact, exact_wide][product: all but VNNI][constant: exact, pair_safe]. A is the
-// row's broadcast (exact: split in place, it becomes the odd half; exact_wide: the odd pair).
+// row's broadcast (exact: split in place, it becomes the odd half; exact_wide: the odd pair;
+// exact_sxb: the whole step). exact_sxb: B is the sign-extended 4-column groups, and after
+// the fold row r's 8 columns are in acc(r, 0).
 struct RegMap {
   int nv, mr;
   DotStyle style;
@@ -44,7 +52,8 @@ struct RegMap {
     switch (style) {
       case DotStyle::vnni: return a() + 1;
       case DotStyle::acc16:
-      case DotStyle::exact_wide: return product() + 1;
+      case DotStyle::exact_wide:
+      case DotStyle::exact_sxb: return product() + 1;
       case DotStyle::exact:
       case DotStyle::pair_safe: break;
     }
@@ -58,13 +67,14 @@ class KernelEmitter final : public TileLoopEmitter {
       : TileLoopEmitter(a, s.mr), s_(s), zmm_(is_zmm(s.isa)),
         opmask_(detail::traits(s.isa).tails == detail::TailMask::opmask),
         vec_bytes_(zmm_ ? 64 : 32),
-        map_{vectors_for(s), s.mr, dot_style(s)}, tail_(s.nr % int32_lanes(s.isa)),
+        map_{vectors_for(s), s.mr, dot_style(s)}, out_nv_(s.sx_b ? (map_.nv + 1) / 2 : map_.nv),
+        tail_(s.nr % int32_lanes(s.isa)),
         dot_(a, s.isa, map_.style, zmm_,
              DotRegs{vec(map_.a_even()), vec(map_.a()), vec(map_.product()), vec(map_.constant())}),
         stage_(a, s.stage,
-               OutputStageEmitter::Layout{zmm_, s.mr, map_.nv, tail_, vec(map_.b(0)),
+               OutputStageEmitter::Layout{zmm_, s.mr, out_nv_, tail_, vec(map_.b(0)),
                                           vec(map_.b(0) + 1), mask_table_,
-                                          map_.style != DotStyle::acc16}) {}
+                                          map_.style != DotStyle::acc16 && !s.sx_b}) {}
 
  private:
   x86::Vec vec(int i) const { return zmm_ ? x86::Vec(x86::zmm(i)) : x86::Vec(x86::ymm(i)); }
@@ -114,6 +124,19 @@ class KernelEmitter final : public TileLoopEmitter {
 
   // One K step: the nv B vectors, then per row the A broadcast and nv dot products.
   void dot_step() override {
+    if (s_.sx_b) {
+      std::vector<DotOperand> b(static_cast<size_t>(map_.nv));
+      for (int g = 0; g < map_.nv; ++g) {
+        const x86::Vec bg = vec(map_.b(g));
+        a_.vpmovsxbw(bg, x86::xmmword_ptr(kBCursor, g * 16));  // columns 4g .. 4g + 3
+        b[g] = {bg, bg};
+      }
+      for (int r = 0; r < s_.mr; ++r) {
+        const DotOperand a = dot_.load_linear_a(row_operand(r));
+        for (int g = 0; g < map_.nv; ++g) dot_.multiply_add(vec(map_.acc(r, g)), a, b[g]);
+      }
+      return;
+    }
     std::vector<DotOperand> b(static_cast<size_t>(map_.nv));
     for (int v = 0; v < map_.nv; ++v) {
       const x86::Vec even = vec(map_.b(v)), odd = vec(map_.b_odd(v));
@@ -133,7 +156,23 @@ class KernelEmitter final : public TileLoopEmitter {
   }
 
   // acc16: each int32 lane = its low int16 sum + its high one (exact in int32).
+  // Output vector v of row r: exact_sxb folds groups 2v and 2v + 1 into group 2v's register.
+  x86::Vec out_acc(int r, int v) const { return vec(map_.acc(r, s_.sx_b ? 2 * v : v)); }
+
+  // exact_sxb: per row, lane 2j + h of group g holds half h of column 4g + j; vphaddd of
+  // groups 2v and 2v + 1 adds the halves (columns 0 1 4 5 | 2 3 6 7 of the pair in the two
+  // 128-bit lanes) and vpermq puts them in order. A last odd group pairs with itself;
+  // lanes past nr are not stored.
   void finish_accumulators() override {
+    if (map_.style == DotStyle::exact_sxb) {
+      for (int r = 0; r < s_.mr; ++r)
+        for (int v = 0; v < out_nv_; ++v) {
+          const x86::Vec lo = out_acc(r, v), hi = vec(map_.acc(r, std::min(2 * v + 1, map_.nv - 1)));
+          a_.vphaddd(lo, lo, hi);
+          a_.vpermq(lo, lo, 0xd8);
+        }
+      return;
+    }
     if (map_.style != DotStyle::acc16) return;
     const x86::Vec ones = vec(map_.b(0));  // the B registers are free after the K loop
     dot_.word_constant(ones, 15);
@@ -159,9 +198,9 @@ class KernelEmitter final : public TileLoopEmitter {
     }
     a_.mov(kCRow, kC);
     for (int r = 0; r < s_.mr; ++r) {
-      for (int v = 0; v < map_.nv; ++v) {
-        const x86::Vec acc = vec(map_.acc(r, v));
-        const bool last = v == map_.nv - 1 && masked_tail;
+      for (int v = 0; v < out_nv_; ++v) {
+        const x86::Vec acc = out_acc(r, v);
+        const bool last = v == out_nv_ - 1 && masked_tail;
         const x86::Mem dst = zmm_ ? x86::zmmword_ptr(kCRow, v * vec_bytes_)
                                   : x86::ymmword_ptr(kCRow, v * vec_bytes_);
         if (accumulate) {
@@ -182,7 +221,7 @@ class KernelEmitter final : public TileLoopEmitter {
       }
       if (r + 1 < s_.mr) a_.add(kCRow, kLdc);
     }
-    if (s_.stage.requantize) stage_.store(kArgs, [this](int r, int v) { return vec(map_.acc(r, v)); });
+    if (s_.stage.requantize) stage_.store(kArgs, [this](int r, int v) { return out_acc(r, v); });
   }
 
   KernelSpec s_;
@@ -190,6 +229,7 @@ class KernelEmitter final : public TileLoopEmitter {
   bool opmask_;  // the traits' tail masking: opmask k1, else vpmaskmovd with the mask table
   int vec_bytes_;
   RegMap map_;
+  int out_nv_;  // vectors per row of the finished tile
   int tail_;
   Label mask_table_ = a_.newLabel();
   DotEmitter dot_;
@@ -207,6 +247,9 @@ bool registers_fit(const KernelSpec& s) {
   const detail::IsaTraits& t = detail::traits(s.isa);
   if (s.acc16 && !t.acc16_saturates) return false;  // acc16 runs exact there
   if (s.pair_safe && (s.acc16 || t.vnni)) return false;  // it replaces the exact split
+  if (s.sx_b)  // avx2's exact form on linear wide A (its stage temporaries: ymm12, ymm13)
+    return s.wide_a && s.isa == Isa::avx2 && !s.narrow && !s.acc16 && !s.pair_safe &&
+           RegMap{vectors_for(s), s.mr, DotStyle::exact_sxb}.needed() <= vector_registers(s.isa);
   if (s.wide_a && dot_style(s) != DotStyle::exact_wide) return false;  // a form of the exact split
   const RegMap map{vectors_for(s), s.mr, dot_style(s)};
   if (map.needed() > vector_registers(s.isa)) return false;
@@ -238,7 +281,7 @@ std::string kernel_name(const KernelSpec& s) {
   return std::string(s.acc16 ? "u8s8s16" : "u8s8s32") + "_mr" + std::to_string(s.mr) + "_nr" +
          std::to_string(s.nr) + "_" + detail::traits(s.isa).kernel_suffix +
          (s.narrow ? "_narrow" : "") + (s.pair_safe ? "_pairsafe" : "") +
-         (s.wide_a ? "_widea" : "") + (s.row_sums ? "_rowsums" : "") + stage_name(s.stage);
+         (s.wide_a ? "_widea" : "") + (s.sx_b ? "_sxb" : "") + (s.row_sums ? "_rowsums" : "") + stage_name(s.stage);
 }
 
 void emit_micro_kernel(x86::Assembler& a, const KernelSpec& spec) {

@@ -28,13 +28,20 @@ struct KernelSpec {
   // Exact column kernels of avx2 and avx512 only (docs/kernel-contract.md, "A widened
   // once per block"): A arrives widened to 16-bit even/odd pairs, 8 bytes per K step.
   bool wide_a = false;
+  // avx2 column kernels on A widened in linear order (widen_a_linear, with wide_a): B is
+  // sign-extended to 16 bits per step, four columns per vector (vpmovsxbw), with no
+  // split; each int32 lane sums half a column's step and the halves are added after the
+  // K loop (docs/kernel-contract.md, "B sign-extended per step"). Tiles up to 6 x 8 and
+  // 2 x 16 (the register file).
+  bool sx_b = false;
 };
 
 // Every field of the spec in one word, so equal keys name the same kernel: the key of
 // the process-wide code cache and of each call's KernelSet (src/driver/driver.h). Bits
 // 56-59 and 61-63 are never set, so ~0 is no spec's key.
 constexpr uint64_t spec_key(const KernelSpec& spec) {
-  return (uint64_t{spec.row_sums} << 60) | (uint64_t{spec.wide_a} << 55) |
+  return (uint64_t{spec.row_sums} << 60) | (uint64_t{spec.sx_b} << 56) |
+         (uint64_t{spec.wide_a} << 55) |
          (uint64_t{spec.stage.code()} << 43) | (uint64_t{spec.pair_safe} << 42) |
          (uint64_t{spec.acc16} << 41) | (uint64_t{spec.narrow} << 40) |
          (uint64_t{static_cast<uint8_t>(spec.isa)} << 32) |

@@ -35,7 +35,8 @@ class OutputStageEmitter {
     asmjit::x86::Vec t, t2;
     asmjit::Label mask_table;
     // Whether the accumulators may start at the column term (not under acc16, whose
-    // accumulators hold two saturating int16 sums until after the K loop).
+    // accumulators hold two saturating int16 sums until after the K loop, nor sx_b, whose
+    // lanes hold half columns until the fold).
     bool start_at_column_term;
     // Narrow kernels: rows per vector (1: a column kernel; else nv = 1, tail = nr, k1
     // holds the nr lanes during prologue), and per row slot i the opmask of its nr lanes.

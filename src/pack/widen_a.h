@@ -8,5 +8,8 @@ namespace quire::pack {
 
 void widen_a_avx2(const uint8_t* a, int64_t lda, int rows, int k4_steps, uint16_t* dst,
                   int64_t ld_dst);
+// The linear form: K step t at elements 4t..4t+3 as a0, a1, a2, a3 (KernelSpec::sx_b).
+void widen_a_linear_avx2(const uint8_t* a, int64_t lda, int rows, int k4_steps, uint16_t* dst,
+                         int64_t ld_dst);
 
 }  // namespace quire::pack
