@@ -76,10 +76,13 @@ using DirectFn = void (*)(const DirectArgs&);
 using AddI32Fn = void (*)(int32_t* dst, const int32_t* src, int64_t n);
 using SubScaledI32Fn = void (*)(int32_t* dst, const int32_t* src, int32_t s, int64_t n);
 
+struct DepthwiseRowKernels;  // depthwise_rows.h
+
 struct ConvKernels {
   const char* name;
   Im2ColRowsFn im2col_rows;
   DirectFn depthwise;
+  const DepthwiseRowKernels* depthwise_rows;  // null: the pixel kernel takes every layer
   DirectFn groupwise;
   AddI32Fn add_i32;
   SubScaledI32Fn sub_scaled_i32;
