@@ -27,30 +27,35 @@ namespace {
 
 // Builds set(oh) from input rows rows[0..3] (null: padding) into the even and odd plane
 // sets, one input column at a time (de-interleaving is choosing where a column goes), a
-// few columns per step. A column is whole vectors, then 16 bytes whose quads spill 16
+// few columns per step. A column is whole vectors, then 16 bytes whose planes spill 16
 // bytes of zero-point quads into the next column of the plane (built later) or past the
 // last one (read only by lanes past the row's end). Columns past the input are quads of
-// the zero point; the odd set's column 0 is written once per call (zp_column).
+// the zero point; the odd set's column 0 is written once per call (zp_column). A pair
+// reads two sets and takes the form its phases allow for the larger of their largest
+// bytes, so a set has the exact form's planes whenever some pair might use them.
 template <class S>
 class ColumnBuilder {
  public:
-  ColumnBuilder(int32_t zero_point, int C, int W, int OW, int64_t steps, bool track_max)
+  ColumnBuilder(int32_t zero_point, int C, int W, int OW, int64_t steps, const PlaneForms& forms)
       : zp_row_(static_cast<size_t>(W) * C, static_cast<uint8_t>(zero_point)),
-        zp_(S::set1_8(static_cast<int8_t>(zero_point))), max_(zp_), C_(C), W_(W),
+        zp_(S::set1_8(static_cast<int8_t>(zero_point))), zero_point_(zero_point), C_(C), W_(W),
         columns_(2 * OW), per_step_(static_cast<int>((2 * OW + steps - 1) / steps)),
-        next_(columns_), track_(track_max) {}
+        next_(columns_), forms_(forms) {}
 
-  void zp_column(uint8_t* const plane[4]) {
+  void zp_column(const QuadPlanes& odd) {
     const uint8_t* const rows[4] = {zp_row_.data(), zp_row_.data(), zp_row_.data(), zp_row_.data()};
-    column(rows, 0, plane, 0);
+    quads_ = words_ = true;
+    column(rows, 0, odd, 0);
   }
   // planes[0]: the even set, planes[1]: the odd set.
-  void start(const uint8_t* const rows[4], uint8_t* const planes[2][4]) {
+  void start(const uint8_t* const rows[4], const QuadPlanes planes[2]) {
     for (int s = 0; s < 4; ++s) rows_[s] = rows[s] != nullptr ? rows[s] : zp_row_.data();
-    for (int par = 0; par < 2; ++par)
-      for (int j = 0; j < 4; ++j) plane_[par][j] = planes[par][j];
+    plane_[0] = planes[0];
+    plane_[1] = planes[1];
     next_ = 0;
-    max_ = zp_;
+    amax_ = forms_.track ? activation_max<S>(rows, int64_t{W_} * C_, zero_point_) : 255;
+    quads_ = forms_.quads(amax_);
+    words_ = forms_.track || forms_.words(amax_);
   }
   void step() {
     for (int i = 0; i < per_step_ && next_ < columns_; ++i) build(next_++);
@@ -58,7 +63,7 @@ class ColumnBuilder {
   void finish() {
     while (next_ < columns_) build(next_++);
   }
-  int amax() const { return track_ ? S::hmax_u8(max_) : 255; }
+  int amax() const { return amax_; }
 
  private:
   // Input column ic: even column ic / 2, or odd column (ic + 1) / 2.
@@ -72,94 +77,129 @@ class ColumnBuilder {
       column(zp, 0, plane_[par], to);
     }
   }
-  void column(const uint8_t* const rows[4], int64_t at, uint8_t* const plane[4], int64_t to) {
+  void column(const uint8_t* const rows[4], int64_t at, const QuadPlanes& plane, int64_t to) {
     typename S::I x[4];
     for (int c = 0; c < C_; c += S::kBytes) {
       const bool half = C_ - c < S::kBytes;
-      for (int s = 0; s < 4; ++s) {
+      for (int s = 0; s < 4; ++s)
         x[s] = half ? S::load_low16(rows[s] + at + c, zp_) : S::load_raw(rows[s] + at + c);
-        if (track_) max_ = S::maxu8(max_, x[s]);
-      }
-      store_quads<S>(x, plane, to + c);
+      store_quads<S>(x, plane, to + c, quads_, words_);
     }
   }
 
   std::vector<uint8_t> zp_row_;
-  typename S::I zp_, max_;
+  typename S::I zp_;
+  int32_t zero_point_;
   int C_, W_;
   int columns_, per_step_;
   const uint8_t* rows_[4] = {};
-  uint8_t* plane_[2][4] = {};
+  QuadPlanes plane_[2] = {};
   int next_;  // the next input column (none before the first start)
-  bool track_;
+  PlaneForms forms_;
+  int amax_ = 255;
+  bool quads_ = true, words_ = true;
 };
 
-// One set's three kernel columns for output block f (planes[0]: even, [1]: odd).
-template <class S>
-void s2_columns(const uint8_t* const planes[2][4], int j, int64_t f, int C, typename S::I v[3]) {
-  v[0] = S::load_raw(planes[1][j] + f);
-  v[1] = S::load_raw(planes[0][j] + f);
-  v[2] = S::load_raw(planes[1][j] + f + C);
+// The three kernel columns of one plane of a set (FORM 0: quads, 1: even words, 2: odd
+// words; even columns in planes[0], odd in planes[1]) for output block f.
+template <int FORM>
+void s2_planes(const QuadPlanes planes[2], int j, int64_t f, int C, const uint8_t* p[3]) {
+  const auto plane = [&](const QuadPlanes& s) {
+    return FORM == 0 ? s.q[j] : FORM == 1 ? s.e[j] : s.o[j];
+  };
+  p[0] = plane(planes[1]) + f;
+  p[1] = plane(planes[0]) + f;
+  p[2] = plane(planes[1]) + f + C;
 }
 
-// acc (from col_term) plus the three columns v weighed by role 0 of phase ph, in the form
-// CERT (with the zero-point term when ROW).
-template <class S, bool CERT, bool ROW>
-typename S::I s2_dot(const RowPhase<S>& ph, int j, const typename S::I v[3]) {
-  using I = typename S::I;
-  I acc = ph.col[j];
-  if constexpr (CERT) {
-    I zs = S::zeroi();
-    for (int kw = 0; kw < 3; ++kw) {
-      acc = dot_certified<S>(acc, v[kw], ph.cert[0][kw][j]);
-      if constexpr (ROW) zs = S::add16(zs, S::maddubs16(v[kw], S::set1_8(1)));
-    }
-    if constexpr (ROW) acc = S::addi(acc, S::madd16(zs, ph.nz[j]));
-  } else {
-    for (int kw = 0; kw < 3; ++kw)
-      acc = dot_exact<S>(acc, even_bytes<S>(v[kw]), odd_bytes<S>(v[kw]), ph.even[0][kw][j],
-                         ph.odd[0][kw][j]);
+// Row oh + 1's quads from set(oh)'s (a) and set(oh + 2)'s (b): the upper half of a's
+// four bytes (or of its two words) below the lower half of b's.
+template <class S>
+typename S::I s2_join(typename S::I a, typename S::I b) {
+  return S::ori(S::template srli32<16>(a), S::template slli32<16>(b));
+}
+
+// The certified form of a row: col_term plus the three columns' quads v weighed by role 0
+// (with the zero-point term when ROW).
+template <class S, bool ROW>
+typename S::I s2_certified(const RowPhase<S>& ph, int j, const typename S::I v[3]) {
+  typename S::I acc = ph.col[j], zs = S::zeroi();
+  for (int kw = 0; kw < 3; ++kw) {
+    acc = dot_certified<S>(acc, v[kw], ph.cert[0][kw][j]);
+    if constexpr (ROW) zs = S::add16(zs, S::maddubs16(v[kw], S::set1_8(1)));
   }
+  if constexpr (ROW) acc = S::addi(acc, S::madd16(zs, ph.nz[j]));
+  return acc;
+}
+
+// The exact form: the columns' even and odd words ev, od weighed by role 0.
+template <class S>
+typename S::I s2_exact(const RowPhase<S>& ph, int j, const typename S::I ev[3],
+                       const typename S::I od[3]) {
+  typename S::I acc = ph.col[j];
+  for (int kw = 0; kw < 3; ++kw)
+    acc = dot_exact<S>(acc, ev[kw], od[kw], ph.even[0][kw][j], ph.odd[0][kw][j]);
   return acc;
 }
 
 template <class S, bool CERT, bool PAIR, bool ROW, bool FBIAS>
-void s2_phase(const RowPhase<S>& ph, const uint8_t* const first[2][4],
-              const uint8_t* const second[2][4], int C, int64_t n, int64_t f0, int64_t step,
-              const ChannelRequant& q, uint8_t* out, ColumnBuilder<S>& next) {
+void s2_phase(const RowPhase<S>& ph, const QuadPlanes first[2], const QuadPlanes second[2], int C,
+              int64_t n, int64_t f0, int64_t step, const RowRequant<S>& rq, uint8_t* out,
+              ColumnBuilder<S>& next) {
   using I = typename S::I;
   for (int64_t f = f0; f < n; f += step) {
     I acc0[4], acc1[4];
     for (int j = 0; j < 4; ++j) {
-      I a[3];
-      s2_columns<S>(first, j, f, C, a);
-      acc0[j] = s2_dot<S, CERT, ROW>(ph, j, a);
-      if constexpr (PAIR) {
-        I b[3];
-        s2_columns<S>(second, j, f, C, b);
-        for (int kw = 0; kw < 3; ++kw)
-          b[kw] = S::ori(S::template srli32<16>(a[kw]), S::template slli32<16>(b[kw]));
-        acc1[j] = s2_dot<S, CERT, ROW>(ph, j, b);
+      const uint8_t* p[3];
+      const uint8_t* p2[3];
+      if constexpr (CERT) {
+        I a[3], b[3];
+        s2_planes<0>(first, j, f, C, p);
+        for (int kw = 0; kw < 3; ++kw) a[kw] = S::load_raw(p[kw]);
+        acc0[j] = s2_certified<S, ROW>(ph, j, a);
+        if constexpr (PAIR) {
+          s2_planes<0>(second, j, f, C, p2);
+          for (int kw = 0; kw < 3; ++kw) b[kw] = s2_join<S>(a[kw], S::load_raw(p2[kw]));
+          acc1[j] = s2_certified<S, ROW>(ph, j, b);
+        }
+      } else {
+        I ev[3], od[3];
+        s2_planes<1>(first, j, f, C, p);
+        s2_planes<2>(first, j, f, C, p2);
+        for (int kw = 0; kw < 3; ++kw) {
+          ev[kw] = S::load_raw(p[kw]);
+          od[kw] = S::load_raw(p2[kw]);
+        }
+        acc0[j] = s2_exact<S>(ph, j, ev, od);
+        if constexpr (PAIR) {
+          s2_planes<1>(second, j, f, C, p);
+          s2_planes<2>(second, j, f, C, p2);
+          for (int kw = 0; kw < 3; ++kw) {
+            ev[kw] = s2_join<S>(ev[kw], S::load_raw(p[kw]));
+            od[kw] = s2_join<S>(od[kw], S::load_raw(p2[kw]));
+          }
+          acc1[j] = s2_exact<S>(ph, j, ev, od);
+        }
       }
     }
-    store_row_block<S, FBIAS>(ph, acc0, q, out + f, n - f);
-    if constexpr (PAIR) store_row_block<S, FBIAS>(ph, acc1, q, out + n + f, n - f);
+    store_row_block<S, FBIAS>(ph, acc0, rq, out + f, n - f);
+    if constexpr (PAIR) store_row_block<S, FBIAS>(ph, acc1, rq, out + n + f, n - f);
     next.step();
   }
 }
 
 template <class S, bool PAIR, bool ROW, bool FBIAS>
-void s2_rows(const RowPhases<S>& phases, int amax, const uint8_t* const first[2][4],
-             const uint8_t* const second[2][4], int C, int64_t n, const ChannelRequant& q,
-             uint8_t* out, ColumnBuilder<S>& next) {
+void s2_rows(const RowPhases<S>& phases, int amax, const QuadPlanes first[2],
+             const QuadPlanes second[2], int C, int64_t n, const RowRequant<S>& rq, uint8_t* out,
+             ColumnBuilder<S>& next) {
   const int64_t blocks = (n + S::kBytes - 1) / S::kBytes;
   const int64_t np = static_cast<int64_t>(phases.size()), step = np * S::kBytes;
   for (int64_t b = 0; b < np && b < blocks; ++b) {
     const RowPhase<S>& ph = phases[b];
     if (amax <= ph.limit)
-      s2_phase<S, true, PAIR, ROW, FBIAS>(ph, first, second, C, n, b * S::kBytes, step, q, out, next);
+      s2_phase<S, true, PAIR, ROW, FBIAS>(ph, first, second, C, n, b * S::kBytes, step, rq, out, next);
     else
-      s2_phase<S, false, PAIR, ROW, FBIAS>(ph, first, second, C, n, b * S::kBytes, step, q, out, next);
+      s2_phase<S, false, PAIR, ROW, FBIAS>(ph, first, second, C, n, b * S::kBytes, step, rq, out, next);
   }
 }
 
@@ -194,25 +234,31 @@ class SetSlots {
 
 template <class S, bool ROW, bool FBIAS>
 void s2_run(const DepthwiseRowsArgs& a, const RowPhases<S>& phases, const ChannelRequant& q) {
+  const RowRequant<S> rq(q);
   const detail::ConvGeometry& g = *a.g;
   const int C = g.out_channels, H = g.in[1], W = g.in[2], OH = g.out[1];
   const int64_t in_row = int64_t{W} * C;
   const int64_t n = int64_t{g.out[2]} * C;  // flat bytes of an output row
-  // Three sets of eight planes, each n + C bytes (the odd planes' length) rounded up to
+  // Three sets of 2 x 12 planes, each n + C bytes (the odd planes' length) rounded up to
   // whole vectors, and a vector more for the last block's loads at f + C and the spill.
   const int64_t stride = (n + C + S::kBytes - 1) / S::kBytes * S::kBytes + S::kBytes;
   const aligned_unique_ptr<uint8_t> owned(
-      static_cast<uint8_t*>(fbgemmAlignedAlloc(64, static_cast<size_t>(24 * stride), true)));
+      static_cast<uint8_t*>(fbgemmAlignedAlloc(64, static_cast<size_t>(72 * stride), true)));
   ColumnBuilder<S> builder(a.r->a_zero_point, C, W, g.out[2], (n + S::kBytes - 1) / S::kBytes,
-                           needs_activation_max(phases));
-  uint8_t* planes[3][2][4];
+                           PlaneForms(phases));
+  QuadPlanes planes[3][2];
   for (int k = 0; k < 3; ++k) {
-    for (int par = 0; par < 2; ++par)
+    for (int par = 0; par < 2; ++par) {
       for (int j = 0; j < 4; ++j) {
-        planes[k][par][j] = owned.get() + ((k * 2 + par) * 4 + j) * stride;
+        uint8_t* base = owned.get() + (((k * 2 + par) * 4 + j) * 3) * stride;
+        planes[k][par].q[j] = base;
+        planes[k][par].e[j] = base + stride;
+        planes[k][par].o[j] = base + 2 * stride;
         const int64_t end = n + par * C;
-        std::memset(planes[k][par][j] + end, 0, static_cast<size_t>(stride - end));
+        for (int form = 0; form < 3; ++form)
+          std::memset(base + form * stride + end, 0, static_cast<size_t>(stride - end));
       }
+    }
     builder.zp_column(planes[k][1]);
   }
   SetSlots slots;
@@ -262,9 +308,9 @@ void s2_run(const DepthwiseRowsArgs& a, const RowPhases<S>& phases, const Channe
     const int amax = std::max(slots.amax[s0], slots.amax[s1]);
     uint8_t* out = a.C + row * n;
     if (pair)
-      s2_rows<S, true, ROW, FBIAS>(phases, amax, planes[s0], planes[s1], C, n, q, out, builder);
+      s2_rows<S, true, ROW, FBIAS>(phases, amax, planes[s0], planes[s1], C, n, rq, out, builder);
     else
-      s2_rows<S, false, ROW, FBIAS>(phases, amax, planes[s0], planes[s0], C, n, q, out, builder);
+      s2_rows<S, false, ROW, FBIAS>(phases, amax, planes[s0], planes[s0], C, n, rq, out, builder);
     row = next;
   }
 }

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstring>
 #include <cstdint>
 #include <numeric>
 #include <vector>
@@ -131,26 +132,109 @@ typename S::I odd_bytes(typename S::I v) {
   return S::template srli16<8>(v);
 }
 
-// One block of a row: the four accumulators requantized (ChannelRequant's formula) and
-// packed to channel order; a block of 16 bytes (the row's last when n % 32 == 16) stores
-// the low half.
+// ChannelRequant's bounds as the row kernels apply them: x_hi = 255 - c_zp in float;
+// the lower one, after adding the zero point in int16, from the saturating packs (0) and
+// with ReLU a byte max with c_zp.
+template <class S>
+struct RowRequant {
+  typename S::F hi;
+  typename S::I zp16, lo8;
+  bool relu;
+  explicit RowRequant(const ChannelRequant& q)
+      : hi(S::set1f(q.x_hi)), zp16(S::set1_16(static_cast<int16_t>(q.c_zero_point))),
+        lo8(S::set1_8(static_cast<int8_t>(q.c_zero_point))), relu(q.x_lo > -q.c_zero_point) {}
+};
+
+// One block of a row: the four accumulators requantized (ChannelRequant's formula,
+// operation for operation: float, bias, multiply, min with hi, round) and packed to
+// channel order; a block of 16 bytes (the row's last when n % 32 == 16) stores the low
+// half.
 template <class S, bool FBIAS>
-void store_row_block(const RowPhase<S>& p, typename S::I acc[4], const ChannelRequant& q,
+void store_row_block(const RowPhase<S>& p, typename S::I acc[4], const RowRequant<S>& rq,
                      uint8_t* out, int64_t left) {
   typename S::I y[4];
-  for (int j = 0; j < 4; ++j) y[j] = requantize<S, FBIAS>(acc[j], p.fbias[j], p.mult[j], q);
-  const typename S::I b = S::pack_interleaved(y);
+  for (int j = 0; j < 4; ++j) {
+    typename S::F x = S::cvtif(acc[j]);
+    if constexpr (FBIAS) x = S::add(x, p.fbias[j]);
+    // min(product, hi): NaN becomes hi, as in the reference.
+    y[j] = S::cvtfi(S::min(S::mul(x, p.mult[j]), rq.hi));
+  }
+  typename S::I b = S::pack_interleaved_zp(y, rq.zp16);
+  if (rq.relu) b = S::maxu8(b, rq.lo8);
   if (left >= S::kBytes) S::store_raw(out, b);
   else S::store_low16(out, b);
 }
 
-// Whether the form of some phase depends on the activations' largest byte (a limit
-// under 255 but not -1), which the plane builders then track.
+// The planes of a set of column quads, each at the row's byte -C (padding before the
+// row): the quads for the certified form, their even and odd bytes as words for the
+// exact form. A builder writes the forms the phases may need.
+struct QuadPlanes {
+  uint8_t* q[4];
+  uint8_t* e[4];
+  uint8_t* o[4];
+};
+
+// Which planes a set's builder writes, from the phases' limits and the largest byte of
+// the set's activations (the zero point included).
+struct PlaneForms {
+  int lo = 255, hi = -1;  // the smallest and largest limit
+  bool track = false;     // whether the form depends on the largest byte
+  template <class S>
+  explicit PlaneForms(const RowPhases<S>& ph) {
+    for (const RowPhase<S>& p : ph) {
+      lo = std::min(lo, p.limit);
+      hi = std::max(hi, p.limit);
+      track = track || (p.limit >= 0 && p.limit < 255);
+    }
+  }
+  bool quads(int amax) const { return amax <= hi; }
+  bool words(int amax) const { return amax > lo; }
+};
+
+// The quads of four rows' bytes x[0..3] (plane j: the j-th of the in-lane unpacks),
+// stored as the forms ask.
 template <class S>
-bool needs_activation_max(const RowPhases<S>& ph) {
-  return std::any_of(ph.begin(), ph.end(), [](const RowPhase<S>& p) {
-    return p.limit >= 0 && p.limit < 255;
-  });
+void store_quads(const typename S::I x[4], const QuadPlanes& pl, int64_t at, bool quads,
+                 bool words) {
+  using I = typename S::I;
+  const I u0 = S::unpacklo8(x[0], x[1]), u1 = S::unpackhi8(x[0], x[1]);
+  const I v0 = S::unpacklo8(x[2], x[3]), v1 = S::unpackhi8(x[2], x[3]);
+  const I q[4] = {S::unpacklo16(u0, v0), S::unpackhi16(u0, v0), S::unpacklo16(u1, v1),
+                  S::unpackhi16(u1, v1)};
+  for (int j = 0; j < 4; ++j) {
+    if (quads) S::store_raw(pl.q[j] + at, q[j]);
+    if (words) {
+      S::store_raw(pl.e[j] + at, even_bytes<S>(q[j]));
+      S::store_raw(pl.o[j] + at, odd_bytes<S>(q[j]));
+    }
+  }
+}
+
+// The padding of a plane set's bytes [from, to): quads of the zero point, and the zero
+// point as words.
+inline void fill_padding(const QuadPlanes& pl, int64_t from, int64_t to, int32_t zp) {
+  for (int j = 0; j < 4; ++j) {
+    std::memset(pl.q[j] + from, zp, static_cast<size_t>(to - from));
+    for (int64_t i = from; i < to; i += 2) {
+      pl.e[j][i] = pl.o[j][i] = static_cast<uint8_t>(zp);
+      pl.e[j][i + 1] = pl.o[j][i + 1] = 0;
+    }
+  }
+}
+
+// Whether to scan a set's activations for their largest byte, and the scan: rows[s] of n
+// bytes (n % 16 == 0; null: padding, the zero point).
+template <class S>
+int activation_max(const uint8_t* const rows[4], int64_t n, int32_t zp) {
+  const typename S::I z = S::set1_8(static_cast<int8_t>(zp));
+  typename S::I m = z;
+  for (int s = 0; s < 4; ++s) {
+    if (rows[s] == nullptr) continue;
+    int64_t f = 0;
+    for (; f + S::kBytes <= n; f += S::kBytes) m = S::maxu8(m, S::load_raw(rows[s] + f));
+    if (f < n) m = S::maxu8(m, S::load_low16(rows[s] + f, z));
+  }
+  return S::hmax_u8(m);
 }
 
 }  // namespace

@@ -48,6 +48,13 @@ struct ConvAvx2 : detail::Avx2 {
   static I pack_interleaved(const I r[4]) {
     return _mm256_packus_epi16(_mm256_packs_epi32(r[0], r[1]), _mm256_packs_epi32(r[2], r[3]));
   }
+  // pack_interleaved with zp16 added to the int16 values between the two packs (the row
+  // kernels' requantization: the saturating packs give the lower bound 0).
+  static I pack_interleaved_zp(const I r[4], I zp16) {
+    const I a = _mm256_add_epi16(_mm256_packs_epi32(r[0], r[1]), zp16);
+    const I b = _mm256_add_epi16(_mm256_packs_epi32(r[2], r[3]), zp16);
+    return _mm256_packus_epi16(a, b);
+  }
   // As ConvAvx512::store_interleaved: n bytes of pack_interleaved(r).
   static void store_interleaved(uint8_t* out, const I r[4], int n) {
     const I b = pack_interleaved(r);
