@@ -172,13 +172,17 @@ void s2_phase(const RowPhase<S>& ph, const QuadPlanes first[2], const QuadPlanes
         }
         acc0[j] = s2_exact<S>(ph, j, ev, od);
         if constexpr (PAIR) {
+          // Rows 2 oh + 1, 2 oh + 2 are the upper words of set(oh)'s even and odd
+          // planes, row 2 oh + 3 the lower word of set(oh + 2)'s even plane: weights
+          // with a zero word instead of joining the sets (three products, no shifts).
           s2_planes<1>(second, j, f, C, p);
-          s2_planes<2>(second, j, f, C, p2);
+          I acc = ph.col[j];
           for (int kw = 0; kw < 3; ++kw) {
-            ev[kw] = s2_join<S>(ev[kw], S::load_raw(p[kw]));
-            od[kw] = s2_join<S>(od[kw], S::load_raw(p2[kw]));
+            acc = S::addi(acc, S::madd16(ev[kw], ph.half[0][kw][j]));
+            acc = S::addi(acc, S::madd16(od[kw], ph.even[1][kw][j]));
+            acc = S::addi(acc, S::madd16(S::load_raw(p[kw]), ph.half[1][kw][j]));
           }
-          acc1[j] = s2_exact<S>(ph, j, ev, od);
+          acc1[j] = acc;
         }
       }
     }
