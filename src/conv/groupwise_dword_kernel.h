@@ -19,7 +19,7 @@
 //
 // Without VNNI (S::Dot is SplitDot: two vpmaddwd on the bytes split into words) the
 // weights are laid out already split, as int16 with the B zero point folded in
-// (w - z: exact in int16 for any z in [-32640, 32639]), so a tap needs neither the
+// (w - z: exact in int16 for any z in [-32640, 32640]), so a tap needs neither the
 // weights' shifts nor the row-sum dot products: sum x (w - z) = acc - z * row_sum.
 #pragma once
 
