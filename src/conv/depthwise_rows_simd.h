@@ -216,13 +216,15 @@ void store_quads(const typename S::I x[4], const QuadPlanes& pl, int64_t at, boo
 
 // The padding of a plane set's bytes [from, to): quads of the zero point, and the zero
 // point as words.
+// from and to are even.
 inline void fill_padding(const QuadPlanes& pl, int64_t from, int64_t to, int32_t zp) {
+  const size_t bytes = static_cast<size_t>(to - from);
+  std::vector<uint8_t> words(bytes, 0);
+  for (size_t i = 0; i < bytes; i += 2) words[i] = static_cast<uint8_t>(zp);
   for (int j = 0; j < 4; ++j) {
-    std::memset(pl.q[j] + from, zp, static_cast<size_t>(to - from));
-    for (int64_t i = from; i < to; i += 2) {
-      pl.e[j][i] = pl.o[j][i] = static_cast<uint8_t>(zp);
-      pl.e[j][i + 1] = pl.o[j][i + 1] = 0;
-    }
+    std::memset(pl.q[j] + from, zp, bytes);
+    std::memcpy(pl.e[j] + from, words.data(), bytes);
+    std::memcpy(pl.o[j] + from, words.data(), bytes);
   }
 }
 
