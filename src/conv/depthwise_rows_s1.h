@@ -5,10 +5,10 @@
 //
 // Per pair of output rows (oh, oh + 1) the builder interleaves input rows oh - 1 .. oh + 2
 // into column quads, four planes (plane j, 16-byte unit u: the quads of bytes 16 u + 4 j
-// .. + 3), and tracks their largest byte when a phase's form depends on it. Output byte
-// f of kernel column kw is then the quad at plane byte f + kw C (C % 16 == 0: whole
-// units), one unaligned load, weighed by role 0 for row oh and role 1 for row oh + 1. The
-// next pair's planes are built while the current pair's dot products run.
+// .. + 3), and their even and odd bytes as words, as the phases' forms need. Output byte
+// f of kernel column kw is then the quad (or word pair) at plane byte f + kw C (C % 16 ==
+// 0: whole units), one unaligned load, weighed by role 0 for row oh and role 1 for row
+// oh + 1. The next pair's planes are built while the current pair's dot products run.
 #pragma once
 
 #include <cstring>
