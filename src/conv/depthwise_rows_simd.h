@@ -214,9 +214,8 @@ void store_quads(const typename S::I x[4], const QuadPlanes& pl, int64_t at, boo
   }
 }
 
-// The padding of a plane set's bytes [from, to): quads of the zero point, and the zero
-// point as words.
-// from and to are even.
+// The padding of a plane set's bytes [from, to) (both even): quads of the zero point,
+// and the zero point as words.
 inline void fill_padding(const QuadPlanes& pl, int64_t from, int64_t to, int32_t zp) {
   const size_t bytes = static_cast<size_t>(to - from);
   std::vector<uint8_t> words(bytes, 0);
@@ -228,8 +227,8 @@ inline void fill_padding(const QuadPlanes& pl, int64_t from, int64_t to, int32_t
   }
 }
 
-// Whether to scan a set's activations for their largest byte, and the scan: rows[s] of n
-// bytes (n % 16 == 0; null: padding, the zero point).
+// The largest byte a set of four input rows gives its quads: rows[s] of n bytes (n % 16
+// == 0; null: padding), the zero point included.
 template <class S>
 int activation_max(const uint8_t* const rows[4], int64_t n, int32_t zp) {
   const typename S::I z = S::set1_8(static_cast<int8_t>(zp));
