@@ -3,7 +3,7 @@
 // chosen per phase of 32 output bytes and pair of rows) against the reference bit for
 // bit on every path: full-range and 7-bit activations with full-range weights,
 // pair-safe weights with full-range activations, layers whose phases take different
-// forms, activations at the certificate's bound and one past it (on both signs), stride
+// forms, images whose rows take different forms, activations at the certificate's bound and one past it (on both signs), stride
 // 1 and 2, per tensor, per group and per channel, ReLU, every bias kind, 1-3 threads,
 // and odd channel counts, which the pixel kernel takes.
 #include <gtest/gtest.h>
@@ -106,6 +106,24 @@ TEST(DepthwiseForms, MixedPhases) {
         c.reference();
         check<Gran::OUT_CHANNEL>(c, kSafe, seed);
       }
+}
+
+// Rows of 7-bit activations above rows of full-range ones, full-range weights (limits 128
+// and 129), zero point 100: a pair of rows whose inputs are all 7-bit is certified, the
+// others exact; at stride 2 a pair can read a set certified on its own and one that is
+// not, and takes the exact form on both (the first set built again with its words).
+TEST(DepthwiseForms, MixedRows) {
+  uint32_t seed = 4000;
+  for (int stride : {1, 2})
+    for (const auto& [H, full_from] : {std::tuple{9, 4}, {12, 7}, {8, 1}, {10, 5}}) {
+      ++seed;
+      ConvProblem<2> c(layer(2, H, 6, 48, stride), 100, seed, 127);
+      const std::vector<uint8_t> full = random_vector<uint8_t>(c.A.size(), 0, 255, seed + 7);
+      for (size_t i = 0; i < c.A.size(); ++i)
+        if (static_cast<int>(i / (6 * 48) % H) >= full_from) c.A[i] = full[i];
+      c.reference();
+      check<Gran::OUT_CHANNEL>(c, kFull, seed);
+    }
 }
 
 // The certificate's bound: every weight w (127: pairs of P = 254, limit 32767 / 254 = 129;

@@ -30,9 +30,10 @@ namespace {
 // few columns per step. A column is whole vectors, then 16 bytes whose planes spill 16
 // bytes of zero-point quads into the next column of the plane (built later) or past the
 // last one (read only by lanes past the row's end). Columns past the input are quads of
-// the zero point; the odd set's column 0 is written once per call (zp_column). A pair
-// reads two sets and takes the form its phases allow for the larger of their largest
-// bytes, so a set has the exact form's planes whenever some pair might use them.
+// the zero point; the odd set's column 0 is written once per call (zp_column). A set
+// gets the planes of the forms its own largest byte calls for; a pair reads two sets and
+// takes the forms the larger of their largest bytes allows, so a set may lack the exact
+// form's planes a pair needs, and is then built again with them (force_words).
 template <class S>
 class ColumnBuilder {
  public:
@@ -48,14 +49,14 @@ class ColumnBuilder {
     column(rows, 0, odd, 0);
   }
   // planes[0]: the even set, planes[1]: the odd set.
-  void start(const uint8_t* const rows[4], const QuadPlanes planes[2]) {
+  void start(const uint8_t* const rows[4], const QuadPlanes planes[2], bool force_words) {
     for (int s = 0; s < 4; ++s) rows_[s] = rows[s] != nullptr ? rows[s] : zp_row_.data();
     plane_[0] = planes[0];
     plane_[1] = planes[1];
     next_ = 0;
     amax_ = forms_.track ? activation_max<S>(rows, int64_t{W_} * C_, zero_point_) : 255;
     quads_ = forms_.quads(amax_);
-    words_ = forms_.track || forms_.words(amax_);
+    words_ = force_words || forms_.words(amax_);
   }
   void step() {
     for (int i = 0; i < per_step_ && next_ < columns_; ++i) build(next_++);
@@ -64,6 +65,7 @@ class ColumnBuilder {
     while (next_ < columns_) build(next_++);
   }
   int amax() const { return amax_; }
+  bool words() const { return words_; }
 
  private:
   // Input column ic: even column ic / 2, or odd column (ic + 1) / 2.
@@ -231,6 +233,7 @@ class SetSlots {
     return -1;  // unreachable: three slots, two kept
   }
   int amax[3] = {};
+  bool words[3] = {};  // whether the slot has the exact form's planes
 
  private:
   Tag tag_[3];
@@ -248,8 +251,9 @@ void s2_run(const DepthwiseRowsArgs& a, const RowPhases<S>& phases, const Channe
   const int64_t stride = (n + C + S::kBytes - 1) / S::kBytes * S::kBytes + S::kBytes;
   const aligned_unique_ptr<uint8_t> owned(
       static_cast<uint8_t*>(fbgemmAlignedAlloc(64, static_cast<size_t>(72 * stride), true)));
+  const PlaneForms forms(phases);
   ColumnBuilder<S> builder(a.r->a_zero_point, C, W, g.out[2], (n + S::kBytes - 1) / S::kBytes,
-                           PlaneForms(phases));
+                           forms);
   QuadPlanes planes[3][2];
   for (int k = 0; k < 3; ++k) {
     for (int par = 0; par < 2; ++par) {
@@ -270,16 +274,19 @@ void s2_run(const DepthwiseRowsArgs& a, const RowPhases<S>& phases, const Channe
   int pending = -1;  // the slot the builder is filling
   const auto finish = [&] {
     builder.finish();
-    if (pending >= 0) slots.amax[pending] = builder.amax();
+    if (pending >= 0) {
+      slots.amax[pending] = builder.amax();
+      slots.words[pending] = builder.words();
+    }
     pending = -1;
   };
-  const auto start = [&](const Tag& t, int slot) {
+  const auto start = [&](const Tag& t, int slot, bool force_words) {
     const uint8_t* rows[4];
     for (int s = 0; s < 4; ++s) {
       const int ih = 2 * t.oh - 1 + s;
       rows[s] = ih >= 0 && ih < H ? a.A + (t.image * H + ih) * in_row : nullptr;
     }
-    builder.start(rows, planes[slot]);
+    builder.start(rows, planes[slot], force_words);
     pending = slot;
   };
   // A pair when the share has a second row in the same image.
@@ -297,7 +304,14 @@ void s2_run(const DepthwiseRowsArgs& a, const RowPhases<S>& phases, const Channe
     finish();
     for (const Tag& t : need)
       if (slots.find(t) < 0) {
-        start(t, slots.claim(t, need[0], need[1]));
+        start(t, slots.claim(t, need[0], need[1]), false);
+        finish();
+      }
+    const int s0 = slots.find(need[0]), s1 = slots.find(need[1]);
+    const int amax = std::max(slots.amax[s0], slots.amax[s1]);
+    for (const Tag& t : need)
+      if (forms.words(amax) && !slots.words[slots.find(t)]) {
+        start(t, slots.find(t), true);
         finish();
       }
     // Ahead: the next step's first set not built yet.
@@ -306,10 +320,8 @@ void s2_run(const DepthwiseRowsArgs& a, const RowPhases<S>& phases, const Channe
       Tag ahead[2];
       tags(next, ahead);
       const Tag t = slots.find(ahead[0]) < 0 || !pair_at(next) ? ahead[0] : ahead[1];
-      if (slots.find(t) < 0) start(t, slots.claim(t, need[0], need[1]));
+      if (slots.find(t) < 0) start(t, slots.claim(t, need[0], need[1]), false);
     }
-    const int s0 = slots.find(need[0]), s1 = slots.find(need[1]);
-    const int amax = std::max(slots.amax[s0], slots.amax[s1]);
     uint8_t* out = a.C + row * n;
     if (pair)
       s2_rows<S, true, ROW, FBIAS>(phases, amax, planes[s0], planes[s1], C, n, rq, out, builder);
