@@ -135,6 +135,49 @@ TEST(GroupwiseApi, MatchesReference) {
   }
 }
 
+// B zero points at the limits of the kernels that fold z into int16 weights w - z (the
+// AVX2 depthwise row kernels, the groupwise kernels without VNNI: z in [-32640, 32640])
+// and one past them, where those layers take other kernels; 3 threads. The multiplier is scaled
+// down so that the large sums land inside the output range, and the expected bytes
+// recomputed with it.
+TEST(DirectApi, ZeroPointsAtInt16Limits) {
+  uint32_t seed = 60;
+  for (int32_t z : {32640, -32640, 32641, -32641})
+    for (const auto& [G, stride] : {std::tuple{32, 1}, {32, 2}, {16, 1}, {32, 0}}) {
+      // G 32 of 32 channels: depthwise (stride 1, 2); 16 and 32 groups of 64: groupwise
+      // with 4 and 2 channels per group.
+      const int C = stride == 0 || G == 16 ? 64 : 32, s = stride == 0 ? 1 : stride;
+      const conv_param_t<2> p(2, C, C, {5, 7}, G, {3, 3}, {s, s}, {1, 1, 1, 1});
+      SCOPED_TRACE(p.toString() + " B zero point " + std::to_string(z));
+      const ConvProblem<2> c(p, 90, ++seed);
+      Requant<2> rq(c, Gran::TENSOR, false, BiasKind::none, false, seed, z, z);
+      rq.multiplier[0] = 1e-6f;
+      ref::ConvRequant r;
+      r.granularity = Gran::TENSOR;
+      r.A_zero_point = c.a_zp;
+      r.B_zero_point = rq.b_zp.data();
+      r.col_offsets = rq.col_offsets.data();
+      r.C_multiplier = rq.multiplier.data();
+      r.C_zero_point = rq.c_zp;
+      r.fuse_relu = rq.relu;
+      ref::conv_requantize_u8<2, int32_t>(p, c.C32.data(), c.row_offsets.data(), r, nullptr,
+                                          rq.want.data());
+      for_each_supported_path([&] {
+        std::vector<uint8_t> got(rq.want.size(), 0);
+        PackWeightsForConv<2> W(p, c.W.data());
+        for_each_thread(3, [&](int t, int n) {
+          DoNothing<> done;
+          ReQuantizeOutput<false, Gran::TENSOR> op(done, rq.multiplier.data(), rq.c_zp, c.a_zp,
+                                                   rq.b_zp.data(), nullptr, rq.col_offsets.data(),
+                                                   nullptr, p.OC, p.G);
+          std::vector<int32_t> buffer(rq.want.size());
+          fbgemmConv(p, c.A.data(), W, got.data(), buffer.data(), op, t, n);
+        });
+        EXPECT_TRUE(same_bits(rq.want, got));
+      });
+    }
+}
+
 template <class F>
 void expect_rejects(F call, const std::string& name) {
   try {

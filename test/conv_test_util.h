@@ -37,7 +37,9 @@ int kernel_prod(const conv_param_t<D>& p) {
   return k;
 }
 
-// Activations, KRSC weights and the reference int32 result and row sums.
+// Activations, KRSC weights and the reference int32 result and row sums. Activations
+// are drawn from [0, a_max] (127: 7-bit, PyTorch's reduce_range), weights from
+// [w_lo, w_hi]; full range by default.
 template <int D>
 struct ConvProblem {
   conv_param_t<D> p;
@@ -47,11 +49,17 @@ struct ConvProblem {
   std::vector<int32_t> C32;          // MB * OUT_DIM x OC
   std::vector<int32_t> row_offsets;  // MB * OUT_DIM x G
 
-  ConvProblem(const conv_param_t<D>& param, int32_t a_zero_point, uint32_t seed)
+  ConvProblem(const conv_param_t<D>& param, int32_t a_zero_point, uint32_t seed, int a_max = 255,
+              int w_lo = -128, int w_hi = 127)
       : p(param), a_zp(a_zero_point) {
-    A = random_vector<uint8_t>(static_cast<size_t>(in_elements(p)), 0, 255, seed);
-    W = random_vector<int8_t>(static_cast<size_t>(p.OC) * kernel_prod(p) * (p.IC / p.G), -128,
-                              127, seed + 1);
+    A = random_vector<uint8_t>(static_cast<size_t>(in_elements(p)), 0, a_max, seed);
+    W = random_vector<int8_t>(static_cast<size_t>(p.OC) * kernel_prod(p) * (p.IC / p.G), w_lo,
+                              w_hi, seed + 1);
+    reference();
+  }
+
+  // The reference results again, after a test edits A or W.
+  void reference() {
     C32.resize(static_cast<size_t>(out_pixels(p)) * p.OC);
     row_offsets.resize(static_cast<size_t>(out_pixels(p)) * p.G);
     ref::conv_u8s8s32(p, A.data(), a_zp, W.data(), C32.data());

@@ -76,21 +76,16 @@ using DirectFn = void (*)(const DirectArgs&);
 using AddI32Fn = void (*)(int32_t* dst, const int32_t* src, int64_t n);
 using SubScaledI32Fn = void (*)(int32_t* dst, const int32_t* src, int32_t s, int64_t n);
 
-// The depthwise row kernels (depthwise_rows.h), stride 1 and stride 2.
-struct DepthwiseRowsArgs;
-using DepthwiseRowsFn = void (*)(const DepthwiseRowsArgs&);
+struct DepthwiseRowKernels;  // depthwise_rows.h
 
 struct ConvKernels {
   const char* name;
   Im2ColRowsFn im2col_rows;
   DirectFn depthwise;
+  const DepthwiseRowKernels* depthwise_rows;  // null: the pixel kernel takes every layer
   DirectFn groupwise;
   AddI32Fn add_i32;
   SubScaledI32Fn sub_scaled_i32;
-  // Null where the path has none (they need AVX512-VNNI): the layers they take then run
-  // the pixel kernel.
-  DepthwiseRowsFn depthwise_rows;
-  DepthwiseRowsFn depthwise_rows_s2;
 };
 
 // The routines for a GEMM path: portable for anyarch; AVX2 for avx2, avx_vnni and

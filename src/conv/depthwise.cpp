@@ -3,6 +3,7 @@
 // pixel kernels' lane order, the zero-point row, this thread's pixels, and the active
 // path's pixel kernel.
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "conv/conv_kernels.h"
@@ -26,13 +27,15 @@ void depthwise_conv(const ConvGeometry& g, const uint8_t* A, const int8_t* packe
   check_arg(g.kernel_prod() <= 1024, where, "kernel size", g.kernel_prod(), "must be <= 1024");
   const int channels = g.out_channels;
   const IsaRecord& active = active_isa();
-  const conv::ConvKernels& kernels = conv::conv_kernels_for(active);
-  if (kernels.depthwise_rows != nullptr && conv::depthwise_rows_fit(g, r)) {
+  const conv::DepthwiseRowKernels* row_kernels = conv::conv_kernels_for(active).depthwise_rows;
+  if (row_kernels != nullptr && row_kernels->fit(g, r)) {
     conv::DepthwiseRowsArgs rows{&g, A, packed, C, &r, 0, 0};
     fbgemmPartition1D(thread_id, num_threads, int64_t{g.batch} * g.out[0] * g.out[1],
                       rows.row_begin, rows.row_end);
-    if (rows.row_begin < rows.row_end)
-      (g.stride[1] == 1 ? kernels.depthwise_rows : kernels.depthwise_rows_s2)(rows);
+    if (rows.row_begin < rows.row_end) {
+      if (g.stride[1] == 1) row_kernels->stride1(rows);
+      else row_kernels->stride2(rows);
+    }
     return;
   }
   const conv::ChannelParams natural(r, channels);
@@ -87,7 +90,10 @@ void depthwise_conv(const ConvGeometry& g, const uint8_t* A, const int8_t* packe
 
 namespace quire::conv {
 
-bool depthwise_rows_fit(const detail::ConvGeometry& g, const detail::DirectRequant& r) {
+namespace {
+
+// The layers both row kernels take, whatever their B zero points.
+bool rows_shape_fits(const detail::ConvGeometry& g, const detail::DirectRequant& r) {
   const int C = g.out_channels;
   // Frames of a 3D layer whose kernel is 1 deep are just more images. One quantization
   // group per channel or one in all.
@@ -100,16 +106,32 @@ bool depthwise_rows_fit(const detail::ConvGeometry& g, const detail::DirectRequa
   for (int d = 1; d < 3; ++d)
     fit = fit && g.kernel[d] == 3 && g.dilation[d] == 1 && g.pad_begin[d] == 1 &&
           g.stride[d] == stride && (stride == 2 || (stride == 1 && g.out[d] == g.in[d]));
-  if (!fit) return false;
-  // z and -z must both fit a byte of the dot products' weights. A reduction without early
-  // exit: vectorized, a large layer's zero points cost little.
-  const int zero_points = r.channels_per_q == 1 ? C : 1;
-  int32_t lo = 0, hi = 0;
+  return fit;
+}
+
+// Whether every B zero point is in [lo, hi]. A reduction without early exit:
+// vectorized, a large layer's zero points cost little.
+bool b_zp_within(const detail::ConvGeometry& g, const detail::DirectRequant& r, int32_t lo,
+                 int32_t hi) {
+  const int zero_points = r.channels_per_q == 1 ? g.out_channels : 1;
+  int32_t min = 0, max = 0;
   for (int c = 0; c < zero_points; ++c) {
-    lo = std::min(lo, r.b_zero_point[c]);
-    hi = std::max(hi, r.b_zero_point[c]);
+    min = std::min(min, r.b_zero_point[c]);
+    max = std::max(max, r.b_zero_point[c]);
   }
-  return lo >= -127 && hi <= 127;
+  return min >= lo && max <= hi;
+}
+
+}  // namespace
+
+// z and -z must both fit a byte of the dot products' weights.
+bool depthwise_rows_fit(const detail::ConvGeometry& g, const detail::DirectRequant& r) {
+  return rows_shape_fits(g, r) && b_zp_within(g, r, -127, 127);
+}
+
+// The exact form's weights w - z are int16 (w in [-128, 127]).
+bool depthwise_rows_fit_avx2(const detail::ConvGeometry& g, const detail::DirectRequant& r) {
+  return rows_shape_fits(g, r) && b_zp_within(g, r, INT16_MIN + 128, INT16_MAX - 127);
 }
 
 }  // namespace quire::conv

@@ -16,10 +16,16 @@
 // The weights and per-channel parameters are re-laid per call from the packed layout
 // (quire/GroupwiseConv.h; a few KiB, about 1% of the call on ResNeXt's layer). P output
 // pixels share each weight load.
+//
+// Without VNNI (S::Dot is SplitDot: two vpmaddwd on the bytes split into words) the
+// weights are laid out already split, as int16 with the B zero point folded in
+// (w - z: exact in int16 for any z in [-32640, 32640]), so a tap needs neither the
+// weights' shifts nor the row-sum dot products: sum x (w - z) = acc - z * row_sum.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "common/intrinsics.h"
@@ -28,9 +34,16 @@
 #include "conv/groupwise_lane_params.h"
 #include "conv/groupwise_transpose.h"
 #include "conv/tap_walker.h"
+#include "simd/split_dot.h"
 
 namespace quire::conv {
 namespace {
+
+// Whether a dot step is SplitDot's (the paths without VNNI).
+template <class D>
+constexpr bool kSplitDot = false;
+template <class V>
+constexpr bool kSplitDot<detail::SplitDot<V>> = true;
 
 // The weights and parameters of every block, in the kernel's order.
 template <int L, int CG>
@@ -40,9 +53,15 @@ struct DwordLayout : LaneParams {      // parameters [block][o][lane j]
 
   static int blocks(const DirectArgs& a) { return (a.g->in_channels + kBlock - 1) / kBlock; }
 
-  DwordLayout(const DirectArgs& a, int taps) : LaneParams(static_cast<size_t>(blocks(a)) * kBlock) {
+  // FOLD: [block][tap][o][even, odd][2 L words] instead of w, the words w - z.
+  std::vector<int16_t> w16;
+
+  DwordLayout(const DirectArgs& a, int taps, bool fold)
+      : LaneParams(static_cast<size_t>(blocks(a)) * kBlock) {
     const int C = a.g->in_channels;
-    w.assign(static_cast<size_t>(blocks(a)) * taps * 4 * kBlock, 0);
+    const size_t size = static_cast<size_t>(blocks(a)) * taps * 4 * kBlock;
+    if (fold) w16.assign(size, 0);
+    else w.assign(size, 0);
     for (int oc = 0; oc < C; ++oc) {
       const int o = oc % 4, b = oc / 4 / L, j = oc / 4 % L;
       const size_t at = (static_cast<size_t>(b) * 4 + o) * L + j;
@@ -51,10 +70,16 @@ struct DwordLayout : LaneParams {      // parameters [block][o][lane j]
       // here at their place in the dword (the other group's half stays zero).
       const int8_t* src = a.W + (static_cast<int64_t>(oc / 16) * taps * 16 + oc % 16) * 4;
       const int first = o / CG * CG;
+      const int z = a.q.b_zp != nullptr ? a.q.b_zp[oc] : 0;
       for (int t = 0; t < taps; ++t)
-        for (int c = 0; c < CG; ++c)
-          w[((static_cast<size_t>(b) * taps + t) * 4 + o) * kBlock + j * 4 + first + c] =
-              src[t * 64 + c];
+        for (int c = 0; c < CG; ++c) {
+          const size_t vec = ((static_cast<size_t>(b) * taps + t) * 4 + o) * kBlock;
+          const int k = first + c;  // byte of the dword: even bytes to the even words
+          if (fold)
+            w16[vec + (k % 2) * 2 * L + 2 * j + k / 2] = static_cast<int16_t>(src[t * 64 + c] - z);
+          else
+            w[vec + j * 4 + k] = src[t * 64 + c];
+        }
     }
   }
 };
@@ -63,14 +88,14 @@ struct DwordLayout : LaneParams {      // parameters [block][o][lane j]
 // time (such as the count of pixels left) puts the array in memory, and the accumulators
 // then go through the stack on every tap (measured: 4 per group 87 -> 115 GOPS, 8 per
 // group 170 -> 220, once fixed).
-template <class S, int CG, int P, bool ROW, bool FBIAS>
+template <class S, int CG, int P, bool ROW, bool FBIAS, bool FOLD>
 void groupwise_dword_run(const DirectArgs& a) {
   using I = typename S::I;
   constexpr int L = S::W, BLOCK = 4 * L, GROUPS = 4 / CG;  // groups per dword
   const detail::ConvGeometry& g = *a.g;
   const int C = g.in_channels, taps = g.kernel_prod();
   const int blocks = (C + BLOCK - 1) / BLOCK;
-  const DwordLayout<L, CG> lay(a, taps);
+  const DwordLayout<L, CG> lay(a, taps, FOLD);
 
   // ones[h]: 1 in the bytes of group h of each dword.
   using W = decltype(S::Dot::weights(S::zeroi()));
@@ -96,7 +121,15 @@ void groupwise_dword_run(const DirectArgs& a) {
     }
     for (int b = 0; b < blocks; ++b) {
       const int base = b * BLOCK, n = std::min(BLOCK, C - base);
-      const int8_t* w = lay.w.data() + static_cast<size_t>(b) * taps * 4 * BLOCK;
+      const size_t wb = static_cast<size_t>(b) * taps * 4 * BLOCK;
+      const auto weights = [&](int t, int o) {
+        if constexpr (FOLD) {
+          const int16_t* v = lay.w16.data() + wb + (t * 4 + o) * BLOCK;
+          return typename S::Dot::Weights{S::load_raw(v), S::load_raw(v + 2 * L)};
+        } else {
+          return S::Dot::weights(S::load_raw(lay.w.data() + wb + (t * 4 + o) * BLOCK));
+        }
+      };
       const size_t prm = static_cast<size_t>(b) * 4 * L;
       I acc[P][4], rs[P][GROUPS];
 #pragma GCC unroll 16
@@ -106,10 +139,7 @@ void groupwise_dword_run(const DirectArgs& a) {
       }
       const uint8_t* const* tq = tp.data();
       for (int t = 0; t < taps; ++t, ++tq) {
-        const auto w0 = S::Dot::weights(S::load_raw(w + (t * 4 + 0) * BLOCK));
-        const auto w1 = S::Dot::weights(S::load_raw(w + (t * 4 + 1) * BLOCK));
-        const auto w2 = S::Dot::weights(S::load_raw(w + (t * 4 + 2) * BLOCK));
-        const auto w3 = S::Dot::weights(S::load_raw(w + (t * 4 + 3) * BLOCK));
+        const auto w0 = weights(t, 0), w1 = weights(t, 1), w2 = weights(t, 2), w3 = weights(t, 3);
 #pragma GCC unroll 16
         for (int p = 0; p < P; ++p) {
           const uint8_t* in = tq[p * taps] + base;
@@ -147,11 +177,22 @@ void groupwise_dword_run(const DirectArgs& a) {
 
 template <class S, int CG, int P>
 void groupwise_dword(const DirectArgs& a) {
-  const bool row = a.q.b_zp != nullptr, fbias = a.q.fbias != nullptr;
-  if (row && fbias) groupwise_dword_run<S, CG, P, true, true>(a);
-  else if (row) groupwise_dword_run<S, CG, P, true, false>(a);
-  else if (fbias) groupwise_dword_run<S, CG, P, false, true>(a);
-  else groupwise_dword_run<S, CG, P, false, false>(a);
+  bool row = a.q.b_zp != nullptr;
+  const bool fbias = a.q.fbias != nullptr;
+  if constexpr (kSplitDot<typename S::Dot>) {
+    bool fits = true;  // w - z in int16 for every channel's z
+    for (int c = 0; c < a.g->out_channels && row; ++c)
+      fits = fits && a.q.b_zp[c] >= INT16_MIN + 128 && a.q.b_zp[c] <= INT16_MAX - 127;
+    if (fits) {
+      if (fbias) groupwise_dword_run<S, CG, P, false, true, true>(a);
+      else groupwise_dword_run<S, CG, P, false, false, true>(a);
+      return;
+    }
+  }
+  if (row && fbias) groupwise_dword_run<S, CG, P, true, true, false>(a);
+  else if (row) groupwise_dword_run<S, CG, P, true, false, false>(a);
+  else if (fbias) groupwise_dword_run<S, CG, P, false, true, false>(a);
+  else groupwise_dword_run<S, CG, P, false, false, false>(a);
 }
 
 }  // namespace

@@ -43,10 +43,21 @@ struct ConvAvx2 : detail::Avx2 {
     return _mm256_or_si256(w, _mm256_slli_epi16(w, 8));
   }
 
-  // As ConvAvx512::store_interleaved: n bytes, in channel order, of four requantized
-  // vectors in interleave's lane order.
+  // The bytes, in channel order, of four requantized vectors (each lane in [0, 255]) in
+  // interleave's lane order: the in-lane packs undo the interleave.
+  static I pack_interleaved(const I r[4]) {
+    return _mm256_packus_epi16(_mm256_packs_epi32(r[0], r[1]), _mm256_packs_epi32(r[2], r[3]));
+  }
+  // pack_interleaved with zp16 added to the int16 values between the two packs (the row
+  // kernels' requantization: the saturating packs give the lower bound 0).
+  static I pack_interleaved_zp(const I r[4], I zp16) {
+    const I a = _mm256_add_epi16(_mm256_packs_epi32(r[0], r[1]), zp16);
+    const I b = _mm256_add_epi16(_mm256_packs_epi32(r[2], r[3]), zp16);
+    return _mm256_packus_epi16(a, b);
+  }
+  // As ConvAvx512::store_interleaved: n bytes of pack_interleaved(r).
   static void store_interleaved(uint8_t* out, const I r[4], int n) {
-    const I b = _mm256_packus_epi16(_mm256_packs_epi32(r[0], r[1]), _mm256_packs_epi32(r[2], r[3]));
+    const I b = pack_interleaved(r);
     if (n == 32) {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), b);
       return;
@@ -78,6 +89,63 @@ struct ConvAvx2 : detail::Avx2 {
     return _mm_add_epi32(acc, _mm_madd_epi16(pairs, _mm_set1_epi16(1)));
   }
   static I widen(__m128i v) { return _mm256_broadcastsi128_si256(v); }
+
+  // The depthwise row kernels' operations (depthwise_rows_simd.h).
+  // 16 bytes at p in the low 128-bit lane, the high lane from fill.
+  static I load_low16(const uint8_t* p, I fill) {
+    return _mm256_inserti128_si256(fill, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), 0);
+  }
+  // 16 bytes at lo and 16 at hi as the two 128-bit lanes.
+  static I load_lanes(const void* lo, const void* hi) {
+    const __m128i l = _mm_loadu_si128(static_cast<const __m128i*>(lo));
+    const __m128i h = _mm_loadu_si128(static_cast<const __m128i*>(hi));
+    return _mm256_inserti128_si256(_mm256_castsi128_si256(l), h, 1);
+  }
+  static void store_raw(void* p, I v) { _mm256_storeu_si256(static_cast<__m256i*>(p), v); }
+  static void store_low16(void* p, I v) {
+    _mm_storeu_si128(static_cast<__m128i*>(p), _mm256_castsi256_si128(v));
+  }
+  static I set1_8(int8_t v) { return _mm256_set1_epi8(v); }
+  static I set1_16(int16_t v) { return _mm256_set1_epi16(v); }
+  // u8 x s8 -> int16 pair sums, saturating (vpmaddubsw): exact only where certified.
+  static I maddubs16(I u8, I s8) { return _mm256_maddubs_epi16(u8, s8); }
+  static I add16(I a, I b) { return _mm256_add_epi16(a, b); }
+  static I sub16(I a, I b) { return _mm256_sub_epi16(a, b); }
+  static I max16(I a, I b) { return _mm256_max_epi16(a, b); }
+  static I min16(I a, I b) { return _mm256_min_epi16(a, b); }
+  static I maxu8(I a, I b) { return _mm256_max_epu8(a, b); }
+  template <int N>
+  static I slli32(I v) {
+    return _mm256_slli_epi32(v, N);
+  }
+  template <int N>
+  static I srli32(I v) {
+    return _mm256_srli_epi32(v, N);
+  }
+  static F castf(I v) { return _mm256_castsi256_ps(v); }
+  // The largest byte, signed word, smallest signed word of a vector.
+  static int hmax_u8(I v) {
+    __m128i x = _mm_max_epu8(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    x = _mm_max_epu8(x, _mm_srli_si128(x, 8));
+    x = _mm_max_epu8(x, _mm_srli_si128(x, 4));
+    x = _mm_max_epu8(x, _mm_srli_si128(x, 2));
+    x = _mm_max_epu8(x, _mm_srli_si128(x, 1));
+    return _mm_cvtsi128_si32(x) & 0xff;
+  }
+  static int hmax16(I v) {
+    __m128i x = _mm_max_epi16(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    x = _mm_max_epi16(x, _mm_srli_si128(x, 8));
+    x = _mm_max_epi16(x, _mm_srli_si128(x, 4));
+    x = _mm_max_epi16(x, _mm_srli_si128(x, 2));
+    return static_cast<int16_t>(_mm_cvtsi128_si32(x));
+  }
+  static int hmin16(I v) {
+    __m128i x = _mm_min_epi16(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    x = _mm_min_epi16(x, _mm_srli_si128(x, 8));
+    x = _mm_min_epi16(x, _mm_srli_si128(x, 4));
+    x = _mm_min_epi16(x, _mm_srli_si128(x, 2));
+    return static_cast<int16_t>(_mm_cvtsi128_si32(x));
+  }
 };
 
 }  // namespace
