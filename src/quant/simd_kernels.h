@@ -20,13 +20,27 @@
 namespace quire::detail {
 namespace {
 
+// Bytes ahead of the source that the array loops prefetch. Measured on the Xeon 6/207
+// (quire-micro-bench, 4 Mi elements, 16 MiB of floats, machine shared and loaded):
+// Quantize<u8> avx2 0.38-0.58 of memcpy's GB/s without, 0.91-1.2 with; Requantize
+// and RequantizeFixedPoint likewise; at 1 Mi elements (in L3) no loss.
+constexpr int kPrefetchAhead = 2048;
+
+// Prefetches the source bytes [p + kPrefetchAhead, + bytes), one line at a time.
+inline void prefetch_ahead(const void* p, int bytes) {
+  for (int l = 0; l < bytes; l += 64)
+    __builtin_prefetch(static_cast<const char*>(p) + kPrefetchAhead + l);
+}
+
 // body(in, out) converts one vector of W elements. Four vectors per step keep several
-// conversions in flight; the last len % W elements go through buffers filled with pad.
+// conversions in flight, and the source is prefetched; the last len % W elements go
+// through buffers filled with pad.
 template <class V, class S, class D, class Body>
 inline void for_each_vector(const S* src, D* dst, int64_t len, S pad, Body&& body) {
   constexpr int W = V::W;
   int64_t i = 0;
   for (; i + 4 * W <= len; i += 4 * W) {
+    prefetch_ahead(src + i, 4 * W * int{sizeof(S)});
     body(src + i, dst + i);
     body(src + i + W, dst + i + W);
     body(src + i + 2 * W, dst + i + 2 * W);
@@ -44,13 +58,14 @@ inline void for_each_vector(const S* src, D* dst, int64_t len, S pad, Body&& bod
   }
 }
 
-// Converts lanes(in) -> T for every vector of src: four at a time through V::store4,
-// then the rest through for_each_vector.
+// Converts lanes(in) -> T for every vector of src: four at a time through V::store4
+// (prefetching the source), then the rest through for_each_vector.
 template <class V, class S, class T, class Lanes>
 inline void store_lanes(const S* src, T* dst, int64_t len, S pad, Lanes&& lanes) {
   constexpr int W = V::W;
   int64_t i = 0;
   for (; i + 4 * W <= len; i += 4 * W) {
+    prefetch_ahead(src + i, 4 * W * int{sizeof(S)});
     V::store4(dst + i, lanes(src + i), lanes(src + i + W), lanes(src + i + 2 * W),
               lanes(src + i + 3 * W));
   }
