@@ -9,6 +9,7 @@
 #include "cpu/cpu_features.h"
 #include "cpu/isa_record.h"
 #include "driver/portable_kernel.h"
+#include "embedding/adagrad_kernels.h"
 #include "embedding/embedding_kernels.h"
 #include "fp16/convert_kernels.h"
 #include "fp16/half_kernels.h"
@@ -79,42 +80,42 @@ constexpr IsaRecord kRecords[] = {
      .spmdm = &kSpmdmPortable,
      .half = {&kHalfFp16Portable, &kHalfBf16Portable, nullptr, &kHalfFp32Portable},
      .convert = nullptr, .int4 = &int4::kInt4Portable,
-     .embedding = &kEmbeddingPortable},
+     .embedding = &kEmbeddingPortable, .adagrad = &kAdagradPortable},
     {.isa = Isa::avx2, .blocking = kAvx2, .blocking_acc16 = kAvx2Acc16,
      .kernel = &jit_kernel<Isa::avx2>, .pack_a = &pack::pack_a_avx2,
      .widen_a = &pack::widen_a_avx2,
      .epilogue = &kEpilogueAvx2, .quant = &kQuantAvx2, .conv = &conv::kConvAvx2,
      .spmdm = &kSpmdmAvx2, .half = kHalfYmm, .convert = &kConvertAvx2,
      .int4 = &int4::kInt4Avx2,
-     .embedding = &kEmbeddingAvx2},
+     .embedding = &kEmbeddingAvx2, .adagrad = &kAdagradAvx2},
     {.isa = Isa::avx_vnni, .blocking = kYmmVnni, .blocking_acc16 = kYmmVnni,
      .kernel = &jit_kernel<Isa::avx_vnni>, .pack_a = &pack::pack_a_avx2,
      .widen_a = nullptr,
      .epilogue = &kEpilogueAvx2, .quant = &kQuantAvx2, .conv = &conv::kConvAvx2,
      .spmdm = &kSpmdmAvx2, .half = kHalfYmm, .convert = &kConvertAvx2,
      .int4 = &int4::kInt4Avx2,
-     .embedding = &kEmbeddingAvx2},
+     .embedding = &kEmbeddingAvx2, .adagrad = &kAdagradAvx2},
     {.isa = Isa::avx512, .blocking = kAvx512, .blocking_acc16 = kAvx512Acc16,
      .kernel = &jit_kernel<Isa::avx512>, .pack_a = &pack::pack_a_avx512,
      .widen_a = &pack::widen_a_avx2,
      .epilogue = &kEpilogueAvx512, .quant = &kQuantAvx512, .conv = &conv::kConvAvx512,
      .spmdm = &kSpmdmAvx512, .half = kHalfZmm, .convert = &kConvertAvx512,
      .int4 = &int4::kInt4Avx512,
-     .embedding = &kEmbeddingAvx512},
+     .embedding = &kEmbeddingAvx512, .adagrad = &kAdagradAvx512},
     {.isa = Isa::avx512_vnni_ymm, .blocking = kYmmVnni, .blocking_acc16 = kYmmVnni,
      .kernel = &jit_kernel<Isa::avx512_vnni_ymm>, .pack_a = &pack::pack_a_avx512,
      .widen_a = nullptr,
      .epilogue = &kEpilogueAvx512, .quant = &kQuantAvx512, .conv = &conv::kConvAvx2,
      .spmdm = &kSpmdmAvx512Vnni, .half = kHalfZmm, .convert = &kConvertAvx512,
      .int4 = &int4::kInt4Avx2,
-     .embedding = &kEmbeddingAvx512},
+     .embedding = &kEmbeddingAvx512, .adagrad = &kAdagradAvx512},
     {.isa = Isa::avx512_vnni, .blocking = kAvx512Vnni, .blocking_acc16 = kAvx512Vnni,
      .kernel = &jit_kernel<Isa::avx512_vnni>, .pack_a = &pack::pack_a_avx512,
      .widen_a = nullptr,
      .epilogue = &kEpilogueAvx512, .quant = &kQuantAvx512, .conv = &conv::kConvAvx512Vnni,
      .spmdm = &kSpmdmAvx512Vnni, .half = kHalfZmm, .convert = &kConvertAvx512,
      .int4 = &int4::kInt4Avx512Vnni,
-     .embedding = &kEmbeddingAvx512},
+     .embedding = &kEmbeddingAvx512, .adagrad = &kAdagradAvx512},
 };
 
 static_assert(sizeof(kRecords) / sizeof(kRecords[0]) == kIsaCount, "one record per Isa");

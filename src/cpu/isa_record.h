@@ -61,6 +61,7 @@ struct SpmdmKernels;    // CompressedSparseColumn::SpMDM's loops, see detail/Spm
 struct HalfKernelSet;   // fp16/bf16/fp32-weight GEMM kernels, src/fp16/half_kernels.h
 struct ConvertKernels;  // fp32 <-> fp16/bf16 conversion loops, src/fp16/convert_kernels.h
 struct EmbeddingKernels;  // embedding-bag loops, src/embedding/embedding_kernels.h
+struct AdagradKernels;    // sparse AdaGrad loops, src/embedding/adagrad_kernels.h
 
 // What the int8 GEMM asks of a path: a kernel for an mr x nr register tile, in column
 // form or narrow form (several rows per vector, 3 <= nr <= 8, mr <= traits.narrow_rows),
@@ -100,6 +101,7 @@ struct IsaRecord {
   const ConvertKernels* convert;  // null on the portable path (scalar loops)
   const int4::Int4Kernels* int4;
   const EmbeddingKernels* embedding;
+  const AdagradKernels* adagrad;
 
   constexpr const IsaTraits& traits() const { return detail::traits(isa); }
 };
