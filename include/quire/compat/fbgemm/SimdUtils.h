@@ -11,7 +11,8 @@
 
 namespace fbgemm {
 
-#if ASMJIT_LIBRARY_VERSION >= ASMJIT_LIBRARY_MAKE_VERSION(1, 17, 0)
+// asmjit encodes version major.minor.patch as 0xMMmmpp.
+#if ASMJIT_LIBRARY_VERSION >= 0x011100
 using Xmm = asmjit::x86::Vec;
 using Ymm = asmjit::x86::Vec;
 using Zmm = asmjit::x86::Vec;
