@@ -1,8 +1,9 @@
 // quire-bench --precision embedding: embedding bags (quire/EmbeddingBag.h) in FBGEMM's
 // benchmark configuration (batch 10, average bag 100, dimensions 32..1024; float, fp16,
 // 8-bit, 4-bit, 2-bit rows; with and without weights) from a table far beyond L3
-// (4,000,000 rows, capped at 2 GiB) and one of 2,000 rows, next to a plain gather of
-// the same rows (same indices, same prefetch, a sum of their bytes) in the same run.
+// (4,000,000 rows, capped at 2 GiB), one in L3 (an eighth of it) and one of 2,000 rows,
+// on 1 and 2 threads, next to a plain gather of the same rows (same indices, same
+// prefetch, a sum of their bytes) in the same run.
 #pragma once
 
 #include <cstdint>

@@ -113,6 +113,15 @@ inline void names_are_visible() {
   using fbgemm::GenerateEmbeddingSpMDM;
   using fbgemm::GenerateEmbeddingSpMDMNBitRowWiseSparse;
   using fbgemm::GenerateEmbeddingSpMDMNBitWithStrides;
+  using fbgemm::GenerateEmbeddingSpMDMFP8WithStrides;
+  using fbgemm::GenerateRowWiseSparseAdaGradFused;
+  using fbgemm::GenerateSparseAdaGrad;
+  using fbgemm::internal::EmbeddingSpMDMBlockSize1_;
+#endif
+#ifdef QUIRE_SEES_SimdUtils_h
+  using fbgemm::simd_info;
+  using fbgemm::Ymm;
+  using fbgemm::Zmm;
 #endif
 #ifdef QUIRE_SEES_Fbgemm_h
   using fbgemm::fbgemmConv;

@@ -82,6 +82,18 @@ GenerateEmbeddingSpMDMNBitWithStrides(int input_bit_rate, std::int64_t block_siz
                                       bool is_bf16_out = false, bool no_bag = false,
                                       int output_bit_rate = -1);
 
+// 8-bit float rows (FloatToFloat8_ref's format: exponent_bits, 7 - exponent_bits mantissa
+// bits, exponent_bias; no scale or bias), input_stride bytes apart (-1: block_size).
+// weights are used wherever not null (no has_weight flag). OutType float, or uint16_t /
+// float16 (fp16, or bf16 with is_bf16_out).
+template <typename IndexType, typename OffsetType = std::int32_t, typename OutType = float>
+typename EmbeddingSpMDMKernelSignature<std::uint8_t, IndexType, OffsetType, OutType>::Type
+GenerateEmbeddingSpMDMFP8WithStrides(std::int64_t block_size, bool normalize_by_lengths,
+                                     bool is_weight_positional = false, bool use_offsets = true,
+                                     std::int64_t output_stride = -1,
+                                     std::int64_t input_stride = -1, int exponent_bits = 4,
+                                     int exponent_bias = 7, bool is_bf16_out = false);
+
 // Row-wise sparse (pruned) tables: index i of the uncompressed table is row
 // compressed_indices_table[i] of input, or no row at all where that is -1.
 template <typename InType, typename IndexType, typename OffsetType = std::int32_t>
@@ -106,6 +118,20 @@ GenerateEmbeddingSpMDMNBitRowWiseSparse(int bit_rate, std::int64_t block_size, b
                                         bool normalize_by_lengths, int prefetch = 16,
                                         bool is_weight_positional = false,
                                         bool use_offsets = true);
+
+namespace internal {
+// Bags of one-element rows into float out[output_size], called directly: InType float,
+// uint16_t (fp16, or bf16 with is_bf16), float16, or uint8_t (the byte's value, no scale).
+// weights are used wherever not null. The same numbers and bad-input returns as the
+// generators (nothing written on false).
+template <typename InType, typename IndexType, typename OffsetType>
+bool EmbeddingSpMDMBlockSize1_(std::int64_t output_size, std::int64_t index_size,
+                               std::int64_t data_size, const InType* input,
+                               const IndexType* indices, const OffsetType* offsets_or_lengths,
+                               const float* weights, bool normalize_by_lengths, float* out,
+                               bool is_weight_positional = false, bool use_offsets = true,
+                               bool is_bf16 = false);
+}  // namespace internal
 
 // Rewrites offsets-form bags of an uncompressed table for its compressed (pruned) form:
 // indices whose mapping is -1 are dropped (with their weights, when weights is not null),

@@ -10,6 +10,7 @@
 #include "cpu/cpu_features.h"
 #include "cpu/isa_record.h"
 #include "driver/portable_kernel.h"
+#include "embedding/adagrad_kernels.h"
 #include "embedding/embedding_kernels.h"
 #include "fp16/convert_kernels.h"
 #include "fp16/half_kernels.h"
@@ -86,7 +87,7 @@ constexpr IsaRecord kRecords[] = {
      .half = {&kHalfFp16Portable, &kHalfBf16Portable, nullptr, &kHalfFp32Portable},
      .convert = nullptr, .int4 = &int4::kInt4Portable,
      .embedding = &kEmbeddingPortable,
-     .transpose = nullptr, .i64 = &i64::kI64Portable},
+     .transpose = nullptr, .i64 = &i64::kI64Portable, .adagrad = &kAdagradPortable},
     {.isa = Isa::avx2, .blocking = kAvx2, .blocking_acc16 = kAvx2Acc16,
      .kernel = &jit::kernel, .pack_a = &pack::pack_a_avx2,
      .widen_a = &pack::widen_a_avx2, .widen_a_linear = &pack::widen_a_linear_avx2,
@@ -94,7 +95,7 @@ constexpr IsaRecord kRecords[] = {
      .spmdm = &kSpmdmAvx2, .half = kHalfYmm, .convert = &kConvertAvx2,
      .int4 = &int4::kInt4Avx2,
      .embedding = &kEmbeddingAvx2,
-     .transpose = &kTransposeAvx2, .i64 = &i64::kI64Avx2},
+     .transpose = &kTransposeAvx2, .i64 = &i64::kI64Avx2, .adagrad = &kAdagradAvx2},
     {.isa = Isa::avx_vnni, .blocking = kYmmVnni, .blocking_acc16 = kYmmVnni,
      .kernel = &jit::kernel, .pack_a = &pack::pack_a_avx2,
      .widen_a = nullptr, .widen_a_linear = nullptr,
@@ -102,7 +103,7 @@ constexpr IsaRecord kRecords[] = {
      .spmdm = &kSpmdmAvx2, .half = kHalfYmm, .convert = &kConvertAvx2,
      .int4 = &int4::kInt4Avx2,
      .embedding = &kEmbeddingAvx2,
-     .transpose = &kTransposeAvx2, .i64 = &i64::kI64Avx2},
+     .transpose = &kTransposeAvx2, .i64 = &i64::kI64Avx2, .adagrad = &kAdagradAvx2},
     {.isa = Isa::avx512, .blocking = kAvx512, .blocking_acc16 = kAvx512Acc16,
      .kernel = &jit::kernel, .pack_a = &pack::pack_a_avx512,
      .widen_a = &pack::widen_a_avx2, .widen_a_linear = nullptr,
@@ -110,7 +111,7 @@ constexpr IsaRecord kRecords[] = {
      .spmdm = &kSpmdmAvx512, .half = kHalfZmm, .convert = &kConvertAvx512,
      .int4 = &int4::kInt4Avx512,
      .embedding = &kEmbeddingAvx512,
-     .transpose = &kTransposeAvx512, .i64 = &i64::kI64Avx512},
+     .transpose = &kTransposeAvx512, .i64 = &i64::kI64Avx512, .adagrad = &kAdagradAvx512},
     {.isa = Isa::avx512_vnni_ymm, .blocking = kYmmVnni, .blocking_acc16 = kYmmVnni,
      .kernel = &jit::kernel, .pack_a = &pack::pack_a_avx512,
      .widen_a = nullptr, .widen_a_linear = nullptr,
@@ -118,7 +119,7 @@ constexpr IsaRecord kRecords[] = {
      .spmdm = &kSpmdmAvx512Vnni, .half = kHalfZmm, .convert = &kConvertAvx512,
      .int4 = &int4::kInt4Avx2,
      .embedding = &kEmbeddingAvx512,
-     .transpose = &kTransposeAvx2, .i64 = &i64::kI64Avx2},
+     .transpose = &kTransposeAvx2, .i64 = &i64::kI64Avx2, .adagrad = &kAdagradAvx512},
     {.isa = Isa::avx512_vnni, .blocking = kAvx512Vnni, .blocking_acc16 = kAvx512Vnni,
      .kernel = &jit::kernel, .pack_a = &pack::pack_a_avx512,
      .widen_a = nullptr, .widen_a_linear = nullptr,
@@ -126,7 +127,7 @@ constexpr IsaRecord kRecords[] = {
      .spmdm = &kSpmdmAvx512Vnni, .half = kHalfZmm, .convert = &kConvertAvx512,
      .int4 = &int4::kInt4Avx512Vnni,
      .embedding = &kEmbeddingAvx512,
-     .transpose = &kTransposeAvx512, .i64 = &i64::kI64Avx512},
+     .transpose = &kTransposeAvx512, .i64 = &i64::kI64Avx512, .adagrad = &kAdagradAvx512},
 };
 
 static_assert(sizeof(kRecords) / sizeof(kRecords[0]) == kIsaCount, "one record per Isa");

@@ -70,6 +70,7 @@ struct HalfKernelSet;   // fp16/bf16/fp32-weight GEMM kernels, src/fp16/half_ker
 struct ConvertKernels;  // fp32 <-> fp16/bf16 conversion loops, src/fp16/convert_kernels.h
 struct EmbeddingKernels;  // embedding-bag loops, src/embedding/embedding_kernels.h
 struct TransposeKernels;  // transpose_simd's, src/common/transpose.h
+struct AdagradKernels;    // sparse AdaGrad loops, src/embedding/adagrad_kernels.h
 
 // The kernel a spec names (src/jit/kernel_spec.h: tile, column or narrow form, acc16,
 // pair-safe, A widened, output stage, row sums), or null where the path has none of that
@@ -109,6 +110,7 @@ struct IsaRecord {
   const EmbeddingKernels* embedding;
   const TransposeKernels* transpose;  // null on the portable path (a blocked loop)
   const i64::Kernel* i64;             // cblas_gemm_i64_i64acc's
+  const AdagradKernels* adagrad;
 
   constexpr const IsaTraits& traits() const { return detail::traits(isa); }
 };

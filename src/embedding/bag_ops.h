@@ -48,6 +48,16 @@ struct BagOps {
     }
   }
 
+  // W 8-bit floats from p: the magnitude bits moved to the top of an fp32's exponent
+  // (times 2^shift: vpmulld, no variable shift in the vocabulary), scaled by
+  // 2^(127 - bias) exactly, then the sign bit.
+  static F fp8(const uint8_t* p, int shift, float scale) {
+    const I c = V::load(p);
+    const I magnitude = V::mullo(V::andi(c, V::set1i(0x7f)), V::set1i(1 << shift));
+    const F x = V::mul(V::as_float(magnitude), V::set1f(scale));
+    return V::as_float(V::ori(V::bits(x), V::template slli<24>(V::andi(c, V::set1i(0x80)))));
+  }
+
   // 4- and 2-bit rows G = 8 / bits vectors at a time: the G * W elements of W bytes,
   // element G * k + i in lane k of vector i (one widening load, then a shift and mask
   // per vector, instead of a shuffle, shift and mask); interleave() puts G such

@@ -118,6 +118,8 @@ void run_checked_bags(const BagPlan& p, int64_t output_size, int64_t index_size,
   j.normalize = p.normalize;
   j.prefetch = p.prefetch;
   j.out_format = p.out_format;
+  j.fp8_shift = p.fp8_shift;
+  j.fp8_scale = p.fp8_scale;
   const bool quant = p.format == RowFormat::kU8 || p.format == RowFormat::kU8Half ||
                      p.format == RowFormat::kU4 || p.format == RowFormat::kU2;
   auto set_chunk = [&](int64_t col0, int64_t cols) {

@@ -21,6 +21,8 @@ struct BagPlan {
   int out_bytes;        // bytes per output element
   bool has_weight, normalize, positional, use_offsets, skip_minus_one, no_bag;
   int prefetch;
+  int fp8_shift;    // kF8 rows only (BagJob)
+  float fp8_scale;
 };
 
 // The plan of a table of `format` rows, block_size elements each; input_stride and

@@ -9,9 +9,10 @@
 namespace quire::detail {
 
 // How a table row is stored. Quantized rows: data bytes plus a scale and bias (float for
-// kU8, fp16 for the others) at the row's end or start (BagJob::data_off / sb_off).
-enum class RowFormat : uint8_t { kF32, kF16, kBF16, kU8, kU8Half, kU4, kU2 };
-inline constexpr int kRowFormatCount = 7;
+// kU8, fp16 for the others) at the row's end or start (BagJob::data_off / sb_off). kF8:
+// 8-bit floats (BagJob::fp8_shift / fp8_scale), no scale and bias.
+enum class RowFormat : uint8_t { kF32, kF16, kBF16, kU8, kU8Half, kU4, kU2, kF8 };
+inline constexpr int kRowFormatCount = 8;
 
 // Bits of one stored element of a row (its codes; scale and bias not counted).
 constexpr int64_t bits_per_element(RowFormat r) {
@@ -20,7 +21,8 @@ constexpr int64_t bits_per_element(RowFormat r) {
     case RowFormat::kF16:
     case RowFormat::kBF16: return 16;
     case RowFormat::kU8:
-    case RowFormat::kU8Half: return 8;
+    case RowFormat::kU8Half:
+    case RowFormat::kF8: return 8;
     case RowFormat::kU4: return 4;
     case RowFormat::kU2: return 2;
   }
@@ -45,6 +47,10 @@ struct BagJob {
   int prefetch;            // indices ahead; 0: none
   int64_t pf_off, pf_len;  // bytes of a row the chunk reads (from the row start), prefetched
   OutFormat out_format;
+  // kF8 rows: code c is bits((c & 0x7f) << fp8_shift) * fp8_scale, with c's sign bit
+  // (Float8ToFloat_ref's formula).
+  int fp8_shift;
+  float fp8_scale;
   int64_t col0;  // per chunk
   int tail;      // per chunk: lanes of the chunk's last vector, in [1, W]
   int64_t begin, len;  // per bag: indices [begin, begin + len)

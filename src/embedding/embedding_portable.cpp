@@ -1,6 +1,7 @@
 // The embedding-bag kernels without vector instructions: embedding_simd.h over one-lane
 // "vectors" (plain floats), with the same formulas (std::fma is the single rounding
 // vfmadd gives).
+#include <bit>
 #include <cmath>
 
 #include "embedding/embedding_simd.h"
@@ -23,6 +24,11 @@ struct ScalarOps {
   static F group_part(int, int) { return 0; }
   static void interleave(F&, F&) {}
   static float half(uint16_t h) { return cpu_half2float(float16{h}); }
+  static F fp8(const uint8_t* p, int shift, float scale) {
+    const uint32_t c = *p;
+    const float x = std::bit_cast<float>((c & 0x7fu) << shift) * scale;
+    return std::bit_cast<float>(std::bit_cast<uint32_t>(x) | (c & 0x80u) << 24);
+  }
 
   template <RowFormat R>
   static F load(const uint8_t* data, int e) {

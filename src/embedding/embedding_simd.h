@@ -26,12 +26,19 @@ constexpr bool quantized(RowFormat r) {
 // the table's end past the table, so the bytes are copied out first. Only in the kernels
 // for calls that touch the table's last rows (kSafe): elsewhere the over-read stays
 // inside the table.
+// W elements from element e of a row's data.
 template <class Ops, RowFormat R>
-typename Ops::F load_part(const uint8_t* p, int n) {
+typename Ops::F decode(const uint8_t* data, int e, const BagJob& j) {
+  if constexpr (R == RowFormat::kF8) return Ops::fp8(data + e, j.fp8_shift, j.fp8_scale);
+  return Ops::template load<R>(data, e);
+}
+
+template <class Ops, RowFormat R>
+typename Ops::F load_part(const uint8_t* p, int n, const BagJob& j) {
   constexpr int64_t kBits = bits_per_element(R);
   alignas(64) uint8_t buf[64] = {};
   std::memcpy(buf, p, static_cast<size_t>((n * kBits + 7) / 8));
-  return Ops::template load<R>(buf, 0);
+  return decode<Ops, R>(buf, 0, j);
 }
 
 template <class Ops, RowFormat R>
@@ -89,8 +96,8 @@ void bag_chunk(const BagJob& j) {
     const uint8_t* data = row + first_byte;
     auto load = [&](int v) {
       if (kSafe && v == NV - 1 && partial)
-        return load_part<Ops, R>(data + v * W * bits_per_element(R) / 8, j.tail);
-      return Ops::template load<R>(data, v * W);
+        return load_part<Ops, R>(data + v * W * bits_per_element(R) / 8, j.tail, j);
+      return decode<Ops, R>(data, v * W, j);
     };
     if constexpr (kGroup > 1) {
       float scale, bias;
@@ -175,6 +182,7 @@ constexpr EmbeddingKernels make_embedding_kernels() {
   fill.template operator()<RowFormat::kU8Half>();
   fill.template operator()<RowFormat::kU4>();
   fill.template operator()<RowFormat::kU2>();
+  fill.template operator()<RowFormat::kF8>();
   return k;
 }
 

@@ -208,6 +208,16 @@ struct Avx2 {
   static I srli(I v) {
     return _mm256_srli_epi32(v, N);
   }
+  static F as_float(I v) { return _mm256_castsi256_ps(v); }
+  template <int N>
+  static I slli(I v) {
+    return _mm256_slli_epi32(v, N);
+  }
+  static F sqrt(F v) { return _mm256_sqrt_ps(v); }  // correctly rounded, as std::sqrt
+  // fp16 rounded toward zero (cpu_float2half_rz's bits).
+  static void store_half_rz(float16* p, F v) {
+    _mm_storeu_si128(p128(p), _mm256_cvtps_ph(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+  }
   static I ori(I a, I b) { return _mm256_or_si256(a, b); }
   // a > b (signed) ? y : x
   static I select_gti(I a, I b, I x, I y) {

@@ -173,6 +173,16 @@ struct Avx512 {
   static I srli(I v) {
     return _mm512_srli_epi32(v, N);
   }
+  static F as_float(I v) { return _mm512_castsi512_ps(v); }
+  template <int N>
+  static I slli(I v) {
+    return _mm512_slli_epi32(v, N);
+  }
+  static F sqrt(F v) { return _mm512_sqrt_ps(v); }  // correctly rounded, as std::sqrt
+  // fp16 rounded toward zero (cpu_float2half_rz's bits).
+  static void store_half_rz(float16* p, F v) {
+    _mm256_storeu_si256(p256(p), _mm512_cvtps_ph(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+  }
   static I ori(I a, I b) { return _mm512_or_si512(a, b); }
   // a > b (signed) ? y : x
   static I select_gti(I a, I b, I x, I y) {
