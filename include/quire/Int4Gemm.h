@@ -48,7 +48,7 @@ struct Int4Scales {
 };
 
 namespace detail {
-struct Int4Layout;  // geometry of the packed form (detail/Int4Layout.h)
+struct Int4Layout;  // geometry of the packed form (private: src/int4/int4_layout.h)
 }  // namespace detail
 
 class PackedInt4Weights {

@@ -17,9 +17,9 @@
 #include "pack/pack_a.h"
 #include "pack/widen_a.h"
 #include "quire/Utils.h"
-#include "quire/detail/Epilogue.h"
-#include "quire/detail/QuantKernels.h"
-#include "quire/detail/SpmdmKernels.h"
+#include "epilogue/epilogue_table.h"
+#include "quant/quant_kernels.h"
+#include "sparse/spmdm_table.h"
 
 namespace quire::detail {
 

@@ -19,7 +19,7 @@
 
 #include <cstdint>
 
-#include "quire/detail/Epilogue.h"
+#include "epilogue/epilogue_table.h"
 
 namespace quire::detail {
 
