@@ -22,7 +22,9 @@
 #include "quire/PackedABlock.h"
 #include "quire/detail/Blocking.h"
 #include "quire/detail/GemmCore.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 namespace detail {
 
@@ -152,3 +154,4 @@ void fbgemmPacked(PackMatrix<packingAMatrix, uint8_t, typename packingAMatrix::a
 }
 
 }  // namespace quire
+QUIRE_API_END

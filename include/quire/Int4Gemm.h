@@ -32,7 +32,9 @@
 #include "quire/FloatConversion.h"
 #include "quire/ThreadPool.h"
 #include "quire/Types.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 enum class Int4Kind : uint8_t { symmetric, zero_point, scale_min };
@@ -155,3 +157,4 @@ void int4Gemm(int M, const float* A, int lda, const PackedInt4Weights& W, float*
               const Int4Epilogue& epilogue, ThreadPool& pool);
 
 }  // namespace quire
+QUIRE_API_END

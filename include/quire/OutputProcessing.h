@@ -33,7 +33,9 @@
 
 #include "quire/Types.h"
 #include "quire/detail/Epilogue.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 namespace detail {
@@ -469,3 +471,4 @@ class ReQuantizeForFloat : public detail::ZeroPointOperands {
 };
 
 }  // namespace quire
+QUIRE_API_END

@@ -37,7 +37,9 @@
 #include "quire/FloatConversion.h"
 #include "quire/Utils.h"  // as FBGEMM's QuantUtils.h does: clients rely on it
 #include "quire/detail/QuantFormulas.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 // Memory layouts of a weight tensor for QuantizeGroupwise: K output channels, C input
@@ -353,3 +355,4 @@ void Fused8BitRowwiseQuantizedSBFloatToFloatOrHalfRef(const std::uint8_t* input,
                                                       const bool quant_padding_float_type = true);
 
 }  // namespace quire
+QUIRE_API_END

@@ -19,7 +19,7 @@
 
 #include <cstdint>
 
-#include "epilogue/epilogue_table.h"
+#include "quire/detail/Epilogue.h"
 
 namespace quire::detail {
 
