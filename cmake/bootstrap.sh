@@ -17,8 +17,9 @@ esac
 # consumer test's rebuilds of the same sources (cmake/consumer_test.sh) nearly free.
 packages=(cmake ninja-build g++ pkg-config libasmjit-dev libcpuinfo-dev libgtest-dev
           libbenchmark-dev libdnnl-dev libopenblas-dev ocl-icd-opencl-dev ccache)
-# The test run also builds libFuzzer targets and a ThreadSanitizer tree with clang.
-[ "$mode" = test ] && packages+=(clang-14 libclang-rt-14-dev)
+# The test run also builds libFuzzer targets and a ThreadSanitizer tree with clang, and
+# compares the shared library's ABI across two builds with abidiff (cmake/abi_check.sh).
+[ "$mode" = test ] && packages+=(clang-14 libclang-rt-14-dev abigail-tools)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -63,6 +64,9 @@ stage_done "release tests"
 # subdirectory, static and shared, and through the FBGEMM compat headers alone.
 bash cmake/consumer_test.sh
 stage_done "consumer test"
+# The shared library's ABI does not move when an internal table gains a field.
+bash cmake/abi_check.sh
+stage_done "ABI check"
 # Fuzzers (libFuzzer, a fixed time each) and the threading tests under ThreadSanitizer.
 bash cmake/ci_reliability.sh
 stage_done "fuzzers and ThreadSanitizer"

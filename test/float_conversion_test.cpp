@@ -18,7 +18,7 @@
 #include "quant_test_util.h"
 #include "quire/FloatConversion.h"
 #include "../src/cpu/isa_record.h"
-#include "quire/detail/QuantKernels.h"
+#include "../src/quant/quant_kernels.h"
 
 namespace quire::test {
 namespace {

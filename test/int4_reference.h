@@ -15,7 +15,7 @@
 
 #include "quire/Int4Gemm.h"
 #include "quire/Utils.h"
-#include "quire/detail/Int4Layout.h"
+#include "../src/int4/int4_layout.h"
 
 namespace quire::test {
 

@@ -5,7 +5,10 @@
 // file would not compile. Adding a field to a record or a path to the table therefore
 // cannot change what client code compiles against.
 // fbgemmPacked's loops, kernels and path choice sit behind detail::run_packed_gemm
-// (quire/detail/GemmCore.h), so the driver's names are checked too.
+// (quire/detail/GemmCore.h), so the driver's names are checked too, and so are the per-ISA
+// tables the output ops, the quantization functions and SpMDM reach through entries
+// (src/epilogue/epilogue_table.h, src/quant/quant_kernels.h, src/sparse/spmdm_table.h)
+// and the int4 layout, which only src/ reads.
 #include "quire/Acc16.h"
 #include "quire/Bcsr.h"
 #include "quire/CompressedSparseColumn.h"
@@ -104,6 +107,19 @@ using partition_tiles = int;
 using EmbeddingKernels = int;
 using BagPlan = int;
 using BagJob = int;
+using EpilogueTable = int;
+using epilogue_for = int;
+using kEpiloguePortable = int;
+using kEpilogueAvx2 = int;
+using kEpilogueAvx512 = int;
+using QuantKernels = int;
+using kQuantPortable = int;
+using kQuantAvx2 = int;
+using kQuantAvx512 = int;
+using SpmdmKernels = int;
+using SpmdmArgs = int;
+using Int4Plan = int;
+using int4_plan = int;
 }  // namespace quire::detail
 
 namespace quire::cpu {

@@ -1,4 +1,4 @@
-// The SpMDM loops of every path this CPU has (quire/detail/SpmdmKernels.h), each called
+// The SpMDM loops of every path this CPU has (src/sparse/spmdm_table.h), each called
 // directly so that every loop runs on every shape whatever the per-block rule would
 // pick: bit for bit against the dense reference product, on the shapes the vector loops
 // cut at (rows around 8, 16, 32, 64, 128; columns around 16 and 128; K around 16 and at
@@ -15,7 +15,7 @@
 
 #include "quire/quire.h"
 #include "../src/cpu/isa_record.h"
-#include "quire/detail/SpmdmKernels.h"
+#include "../src/sparse/spmdm_table.h"
 #include "quire/ref/Reference.h"
 #include "test_util.h"
 

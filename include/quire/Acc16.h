@@ -1,7 +1,9 @@
 // acc16: what 16-bit accumulation (PackBMatrix<int8_t, int16_t>) computes on the path in
 // use. docs/acc16.md specifies it; quire::ref::matmul_u8s8s32_acc16 models it bit for bit.
 #pragma once
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 // True when acc16 runs the saturating int16 kernels (avx2 and avx512 paths): results
@@ -15,3 +17,4 @@ bool acc16Saturates();
 int acc16BlockDepth();
 
 }  // namespace quire
+QUIRE_API_END

@@ -22,7 +22,9 @@
 #include <vector>
 
 #include "quire/detail/Check.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 template <typename T>
@@ -163,3 +165,4 @@ std::unique_ptr<BCSRMatrix<T, RB, CB>> fbgemmDenseToBCSR(int R, int C, const T* 
 }
 
 }  // namespace quire
+QUIRE_API_END

@@ -18,7 +18,9 @@
 
 #include "quire/ConvUtils.h"
 #include "quire/Types.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 class CompressedSparseColumn {
@@ -114,3 +116,4 @@ class CompressedSparseColumn {
 };
 
 }  // namespace quire
+QUIRE_API_END

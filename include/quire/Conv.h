@@ -9,3 +9,7 @@
 #include "quire/GroupwiseConv.h"
 #include "quire/PackAWithIm2Col.h"
 #include "quire/PackWeightsForConv.h"
+#include "quire/detail/Abi.h"
+
+QUIRE_API_BEGIN
+QUIRE_API_END

@@ -29,7 +29,9 @@
 #include <type_traits>
 
 #include "quire/ConvUtils.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 enum class optimized_conv_t { depthwise, groupwise, pointwise, fastpath1d, im2col, directconv };
@@ -105,3 +107,4 @@ optimized_conv_t ConvFastPath(const conv_param_t<SPATIAL_DIM>& conv_p) {
 }
 
 }  // namespace quire
+QUIRE_API_END

@@ -23,6 +23,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "quire/detail/Abi.h"
+
+QUIRE_API_BEGIN
 namespace quire {
 
 template <int N>
@@ -215,3 +218,4 @@ struct conv_param_t {
 };
 
 }  // namespace quire
+QUIRE_API_END

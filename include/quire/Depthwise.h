@@ -14,7 +14,9 @@
 #include "quire/Types.h"
 #include "quire/detail/Check.h"
 #include "quire/detail/ConvDirect.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 class PackedDepthWiseConvMatrix {
@@ -138,3 +140,4 @@ void depthwise_3d_same_pad(const conv_param_t<3>& conv_p, int32_t A_zero_point,
 }
 
 }  // namespace quire
+QUIRE_API_END

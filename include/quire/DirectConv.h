@@ -33,7 +33,9 @@
 #include "quire/detail/ConvDirect.h"
 #include "quire/detail/ConvGeometry.h"
 #include "quire/detail/ConvTransposed.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 // The weights of a direct transposed convolution (G = 1), packed once: a PackBMatrix of
@@ -185,3 +187,4 @@ void fbgemmDirectConv(const conv_param_t<SPATIAL_DIM>& conv_p, const uint8_t* Ai
 }
 
 }  // namespace quire
+QUIRE_API_END

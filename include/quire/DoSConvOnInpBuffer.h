@@ -14,7 +14,9 @@
 #include "quire/ConvUtils.h"
 #include "quire/OutputProcessing.h"
 #include "quire/Types.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 template <typename outT = std::int32_t, typename inT = std::int32_t,
@@ -56,3 +58,4 @@ class DoSConvOnInpBuffer {
 };
 
 }  // namespace quire
+QUIRE_API_END

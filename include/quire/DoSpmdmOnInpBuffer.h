@@ -13,7 +13,9 @@
 #include "quire/CompressedSparseColumn.h"
 #include "quire/OutputProcessing.h"
 #include "quire/Types.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 // Template defaults as FBGEMM's: outT = inT = int32_t, nextOPType = DoNothing<inT, inT>.
@@ -84,3 +86,4 @@ class DoSpmdmOnInpBuffer {
 };
 
 }  // namespace quire
+QUIRE_API_END

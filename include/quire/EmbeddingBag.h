@@ -17,6 +17,9 @@
 #include <cstdint>
 #include <functional>
 
+#include "quire/detail/Abi.h"
+
+QUIRE_API_BEGIN
 namespace quire {
 
 // Element types: InType float, uint16_t (fp16, or bf16 where is_bf16_in), float16 or
@@ -144,3 +147,4 @@ void compressed_indices_remap(std::int32_t offsets_numel, const IndexType* indic
                               IndexType* out_indices, IndexType* out_offsets, float* out_weights);
 
 }  // namespace quire
+QUIRE_API_END

@@ -7,7 +7,9 @@
 #pragma once
 
 #include "quire/FbgemmFP16.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 using PackedGemmMatrixBF16 = PackedGemmMatrixB<bfloat16>;
@@ -19,3 +21,4 @@ void cblas_gemm_compute(matrix_op_t transa, int m, const bfloat16* A,
                         int num_threads = 1);
 
 }  // namespace quire
+QUIRE_API_END

@@ -32,7 +32,9 @@
 #include "quire/PackAWithIm2Col.h"
 #include "quire/PackWeightsForConv.h"
 #include "quire/detail/ConvDirect.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 namespace detail {
 
@@ -167,3 +169,4 @@ int fbgemmConv(const conv_param_t<SPATIAL_DIM>& conv_p, const uint8_t* activatio
 }
 
 }  // namespace quire
+QUIRE_API_END

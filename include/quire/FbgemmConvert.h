@@ -25,7 +25,9 @@
 #include <cstdint>
 
 #include "quire/FloatConversion.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 void FloatToBfloat16_ref(const float* src, bfloat16* dst, size_t size);
@@ -67,3 +69,4 @@ void FloatToFloat8_ref(float input, uint8_t* output, int exponent_bits, int expo
 void Float8ToFloat_ref(uint8_t input, float* output, int exponent_bits, int exponent_bias);
 
 }  // namespace quire
+QUIRE_API_END

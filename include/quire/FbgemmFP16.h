@@ -19,7 +19,9 @@
 #include "quire/FbgemmPackMatrixB.h"
 #include "quire/FloatConversion.h"
 #include "quire/Types.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 // The fp16-weight matrix (FBGEMM's name); layout and accessors in
@@ -27,3 +29,4 @@ namespace quire {
 using PackedGemmMatrixFP16 = PackedGemmMatrixB<float16>;
 
 }  // namespace quire
+QUIRE_API_END

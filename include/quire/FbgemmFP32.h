@@ -14,7 +14,9 @@
 #include "quire/FbgemmFPCommon.h"
 #include "quire/FbgemmPackMatrixB.h"
 #include "quire/Types.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 // Packing fp32 weights stores alpha * B as it is.
@@ -31,3 +33,4 @@ extern template void cblas_gemm_compute<float>(matrix_op_t, int, const float*,
                                                int, int);
 
 }  // namespace quire
+QUIRE_API_END

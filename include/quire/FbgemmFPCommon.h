@@ -20,7 +20,9 @@
 
 #include "quire/FbgemmPackMatrixB.h"
 #include "quire/Types.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 constexpr int PARTITION_SIZE = 121;
@@ -60,3 +62,4 @@ extern template void cblas_gemm_compute<bfloat16>(matrix_op_t, int, const float*
                                                   float*, int, int);
 
 }  // namespace quire
+QUIRE_API_END

@@ -10,7 +10,9 @@
 #include <cstdint>
 
 #include "quire/Types.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 // Throws std::invalid_argument on negative sizes, leading dimensions shorter than a
@@ -21,3 +23,4 @@ void cblas_gemm_i64_i64acc(matrix_op_t transa, matrix_op_t transb, int M, int N,
                            int64_t* C, int ldc);
 
 }  // namespace quire
+QUIRE_API_END

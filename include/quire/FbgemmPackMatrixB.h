@@ -39,7 +39,9 @@
 #include "quire/Types.h"
 #include "quire/Utils.h"
 #include "quire/detail/Check.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 template <typename T>
@@ -309,3 +311,4 @@ class PackedGemmMatrixB {
 };
 
 }  // namespace quire
+QUIRE_API_END

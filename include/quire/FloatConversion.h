@@ -29,7 +29,9 @@
 #include <cstdint>
 
 #include "quire/detail/Ieee754Trunc.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 struct float16 {
@@ -126,3 +128,4 @@ inline float cpu_bf162float(bfloat16 b) {
 }
 
 }  // namespace quire
+QUIRE_API_END

@@ -14,13 +14,17 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include "quire/PackMatrix.h"
 #include "quire/PackedABlock.h"
 #include "quire/detail/Blocking.h"
 #include "quire/detail/GemmCore.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 namespace detail {
 
@@ -42,22 +46,28 @@ PackedABlock pack_a_deferring_sums_thunk(void* packer, const block_type_t& block
   return static_cast<PA*>(packer)->packDeferringRowOffsets(block, row_sums);
 }
 
-// The one place the run-time path becomes the output op's template argument. The tile is
-// mutable: an op may add to it in place (DoSpmdmOnInpBuffer).
+// The one place the run-time path becomes the output op's template argument. The library
+// names the path a tile was computed on with one of FBGEMM's inst_set_t values (the
+// `inst_set` of its traits row), so a new quire path never changes this header; a value
+// this switch does not know is an error, never a skipped output op. The tile is mutable:
+// an op may add to it in place (DoSpmdmOnInpBuffer).
 template <typename OutOp, typename cT>
 void run_output(const OutOp& op, inst_set_t isa, cT* C, int32_t* tile,
                 const block_type_t& block, int ldc) {
   switch (isa) {
-    case inst_set_t::avx512_vnni: op.template f<inst_set_t::avx512_vnni>(C, tile, block, ldc, ldc); break;
-    case inst_set_t::avx512_vnni_ymm: op.template f<inst_set_t::avx512_vnni_ymm>(C, tile, block, ldc, ldc); break;
+    case inst_set_t::avx512_vnni: op.template f<inst_set_t::avx512_vnni>(C, tile, block, ldc, ldc); return;
+    case inst_set_t::avx512_vnni_ymm: op.template f<inst_set_t::avx512_vnni_ymm>(C, tile, block, ldc, ldc); return;
     case inst_set_t::avx512:
-    case inst_set_t::avx512_ymm: op.template f<inst_set_t::avx512>(C, tile, block, ldc, ldc); break;
-    case inst_set_t::avx_vnni: op.template f<inst_set_t::avx_vnni>(C, tile, block, ldc, ldc); break;
-    case inst_set_t::avx2: op.template f<inst_set_t::avx2>(C, tile, block, ldc, ldc); break;
+    case inst_set_t::avx512_ymm: op.template f<inst_set_t::avx512>(C, tile, block, ldc, ldc); return;
+    case inst_set_t::avx_vnni: op.template f<inst_set_t::avx_vnni>(C, tile, block, ldc, ldc); return;
+    case inst_set_t::avx2: op.template f<inst_set_t::avx2>(C, tile, block, ldc, ldc); return;
     case inst_set_t::anyarch:
     case inst_set_t::sve:  // never active: quire has no Arm path
-      op.template f<inst_set_t::anyarch>(C, tile, block, ldc, ldc); break;
+      op.template f<inst_set_t::anyarch>(C, tile, block, ldc, ldc); return;
   }
+  throw std::logic_error("fbgemmPacked: the library ran a tile on inst_set_t " +
+                         std::to_string(static_cast<int>(isa)) +
+                         ", which this header's output dispatch does not know");
 }
 
 // run_output behind the core's OutputTileFn.
@@ -144,3 +154,4 @@ void fbgemmPacked(PackMatrix<packingAMatrix, uint8_t, typename packingAMatrix::a
 }
 
 }  // namespace quire
+QUIRE_API_END

@@ -24,7 +24,9 @@
 #include "quire/Utils.h"
 #include "quire/detail/Check.h"
 #include "quire/detail/ConvDirect.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 namespace detail {
@@ -229,3 +231,4 @@ void fbgemmGroupwiseConv(const conv_param_t<SPATIAL_DIM>& conv_param, const uint
 }
 
 }  // namespace quire
+QUIRE_API_END

@@ -32,7 +32,9 @@
 #include "quire/FloatConversion.h"
 #include "quire/ThreadPool.h"
 #include "quire/Types.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 enum class Int4Kind : uint8_t { symmetric, zero_point, scale_min };
@@ -48,7 +50,7 @@ struct Int4Scales {
 };
 
 namespace detail {
-struct Int4Layout;  // geometry of the packed form (detail/Int4Layout.h)
+struct Int4Layout;  // geometry of the packed form (private: src/int4/int4_layout.h)
 }  // namespace detail
 
 class PackedInt4Weights {
@@ -155,3 +157,4 @@ void int4Gemm(int M, const float* A, int lda, const PackedInt4Weights& W, float*
               const Int4Epilogue& epilogue, ThreadPool& pool);
 
 }  // namespace quire
+QUIRE_API_END

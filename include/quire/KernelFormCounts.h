@@ -5,6 +5,9 @@
 
 #include <cstdint>
 
+#include "quire/detail/Abi.h"
+
+QUIRE_API_BEGIN
 namespace quire {
 
 struct KernelFormCounts {
@@ -18,3 +21,4 @@ KernelFormCounts kernelFormCounts();
 void resetKernelFormCounts();
 
 }  // namespace quire
+QUIRE_API_END

@@ -11,7 +11,9 @@
 #include "quire/Acc16.h"
 #include "quire/CompressedSparseColumn.h"
 #include "quire/Types.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 struct Acc16OutlierSplit {
@@ -58,3 +60,4 @@ Acc16OutlierSplit splitOutliersForAcc16(matrix_op_t trans, int K, int N, const i
                                         int a_max = 255);
 
 }  // namespace quire
+QUIRE_API_END

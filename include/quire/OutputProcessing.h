@@ -13,8 +13,9 @@
 //    with a float C): every element is read before it is written.
 // An op with a next op then runs it in place on what it wrote:
 //   nextop.f<ISA>(out, out + row_start * ld_out + col_start, block, ld_out, ld_out).
-// The arithmetic runs through detail::epilogue_for(ISA), the vectorized routines of that
-// instruction set (or the best the CPU has below it), bit-identical to quire::ref.
+// The arithmetic runs through the library's detail::epilogue_* entries (detail/Epilogue.h):
+// the vectorized routines of that instruction set (or the best the CPU has below it),
+// bit-identical to quire::ref.
 //
 // Quantization groups: absolute column j belongs to group q = 0 (TENSOR),
 // q = j / (nCol / groups) (GROUP) or q = j (OUT_CHANNEL). C_multiplier, Bq_zero_point,
@@ -32,7 +33,9 @@
 
 #include "quire/Types.h"
 #include "quire/detail/Epilogue.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 namespace detail {
@@ -215,8 +218,8 @@ class memCopy {
     if constexpr (std::is_same_v<outT, int32_t> && std::is_same_v<inT, int32_t>) {
       // In place (C_buffer is C, the usual int32 call): the data is already there.
       if (static_cast<const void*>(dst) != static_cast<const void*>(inp) || ld_out != ld_in)
-        detail::epilogue_for(instSet).copy_i32(
-          {inp, ld_in, dst, ld_out, block.row_size, block.col_size, 0});
+        detail::epilogue_copy_i32(
+          instSet, {inp, ld_in, dst, ld_out, block.row_size, block.col_size, 0});
     } else {
       for (int r = 0; r < block.row_size; ++r)
         for (int c = 0; c < block.col_size; ++c)
@@ -248,8 +251,8 @@ class ScaleOP {
     if (block.row_size == 0 || block.col_size == 0) return 0;
     outType* dst = out + detail::block_offset(block, ld_out);
     if constexpr (std::is_same_v<outT, int32_t> && std::is_same_v<inT, int32_t>) {
-      detail::epilogue_for(instSet).scale_i32(
-          {inp, ld_in, dst, ld_out, block.row_size, block.col_size, scalingFactor_});
+      detail::epilogue_scale_i32(
+          instSet, {inp, ld_in, dst, ld_out, block.row_size, block.col_size, scalingFactor_});
     } else {
       for (int r = 0; r < block.row_size; ++r)
         for (int c = 0; c < block.col_size; ++c)
@@ -281,8 +284,8 @@ class ReluOutput {
     if (block.row_size == 0 || block.col_size == 0) return 0;
     outType* dst = out + detail::block_offset(block, ld_out);
     if constexpr (std::is_same_v<inT, int32_t>) {
-      detail::epilogue_for(instSet).relu_i32(
-          {inp, ld_in, dst, ld_out, block.row_size, block.col_size, zero_pt_});
+      detail::epilogue_relu_i32(
+          instSet, {inp, ld_in, dst, ld_out, block.row_size, block.col_size, zero_pt_});
     } else {
       for (int r = 0; r < block.row_size; ++r) {
         for (int c = 0; c < block.col_size; ++c) {
@@ -357,7 +360,7 @@ class ReQuantizeOutput : public detail::ZeroPointOperands {
         int ld_in) const {
     detail::RequantizeU8Args a{};
     if (!resolveBlock(a, out, inp, block, ld_out, ld_in)) return 0;
-    detail::epilogue_for(instSet).requantize_u8(a);
+    detail::epilogue_requantize_u8(instSet, a);
     return nextop_.template f<instSet>(out, a.out, block, ld_out, ld_out);
   }
 
@@ -439,7 +442,7 @@ class ReQuantizeForFloat : public detail::ZeroPointOperands {
         int ld_in) const {
     detail::RequantizeF32Args a{};
     if (!resolveBlock(a, out, inp, block, ld_out, ld_in)) return 0;
-    detail::epilogue_for(instSet).requantize_f32(a);
+    detail::epilogue_requantize_f32(instSet, a);
     return nextop_.template f<instSet>(out, a.out, block, ld_out, ld_out);
   }
 
@@ -468,3 +471,4 @@ class ReQuantizeForFloat : public detail::ZeroPointOperands {
 };
 
 }  // namespace quire
+QUIRE_API_END

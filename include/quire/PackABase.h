@@ -10,7 +10,9 @@
 #include "quire/Utils.h"
 #include "quire/detail/Blocking.h"
 #include "quire/detail/PackA.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 // quire's addition for A packers: the row sums of rows x cols bytes (row i at a + i * ld),
@@ -92,3 +94,4 @@ class PackABase : public PackMatrix<PT, uint8_t, accT> {
 };
 
 }  // namespace quire
+QUIRE_API_END

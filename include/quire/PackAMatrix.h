@@ -9,7 +9,9 @@
 #include "quire/PackABase.h"
 #include "quire/PackedABlock.h"
 #include "quire/detail/PackA.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 // Shared body of the matrix-sourced A packers; WITH_ROW_OFFSETS selects the fused sums.
@@ -107,3 +109,4 @@ class PackAWithRowOffset final
 };
 
 }  // namespace quire
+QUIRE_API_END

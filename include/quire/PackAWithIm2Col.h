@@ -20,7 +20,9 @@
 #include "quire/detail/ConvGeometry.h"
 #include "quire/detail/Im2Col.h"
 #include "quire/detail/PackA.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 template <typename T, typename accT = int32_t, int SPATIAL_DIM = 2>
@@ -78,3 +80,4 @@ class PackAWithIm2Col final
 };
 
 }  // namespace quire
+QUIRE_API_END

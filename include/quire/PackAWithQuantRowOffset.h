@@ -10,7 +10,9 @@
 #include "quire/PackedABlock.h"
 #include "quire/QuantUtils.h"
 #include "quire/detail/PackA.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 namespace detail {
 
@@ -76,3 +78,4 @@ TensorQuantizationParams ChooseActivationQuantization(const float* smat, int32_t
                                                       bool preserve_sparsity = false);
 
 }  // namespace quire
+QUIRE_API_END

@@ -14,7 +14,9 @@
 
 #include "quire/PackMatrix.h"
 #include "quire/detail/PackB.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 template <typename T, typename accT = int32_t>
@@ -157,3 +159,4 @@ class PackBMatrix final : public PackMatrix<PackBMatrix<T, accT>, T, accT> {
 };
 
 }  // namespace quire
+QUIRE_API_END

@@ -19,7 +19,9 @@
 #include "quire/detail/StreamedAlloc.h"
 #include "quire/detail/Blocking.h"
 #include "quire/detail/Check.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 // quire's addition: the blocking packers and fbgemmPacked use when given none, on the
@@ -150,3 +152,4 @@ class PackMatrix {
 };
 
 }  // namespace quire
+QUIRE_API_END

@@ -22,7 +22,9 @@
 #include "quire/DirectConv.h"
 #include "quire/GroupwiseConv.h"
 #include "quire/PackBMatrix.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 template <int SPATIAL_DIM = 2, typename T = int8_t, typename accT = int32_t>
@@ -169,3 +171,4 @@ class PackWeightsForConv {
 };
 
 }  // namespace quire
+QUIRE_API_END

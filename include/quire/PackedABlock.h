@@ -5,6 +5,9 @@
 
 #include <cstdint>
 
+#include "quire/detail/Abi.h"
+
+QUIRE_API_BEGIN
 namespace quire {
 
 // Row i of the block starts at data + i * ld. Each row must be readable for the block's
@@ -17,3 +20,4 @@ struct PackedABlock {
 };
 
 }  // namespace quire
+QUIRE_API_END

@@ -11,7 +11,9 @@
 
 #include "quire/FloatConversion.h"
 #include "quire/Types.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 template <typename T, typename accT, inst_set_t instSet>
@@ -82,3 +84,4 @@ struct PackingTraits<float16, float, inst_set_t::avx2> {
 };
 
 }  // namespace quire
+QUIRE_API_END

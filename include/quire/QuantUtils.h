@@ -1,7 +1,7 @@
 // Quantization utilities: choosing parameters, quantizing, dequantizing, requantizing,
 // and the fused row-wise formats of embedding tables. Names, signatures and numbers
 // follow FBGEMM's QuantUtils.h (commit 71d6f8b2), bit for bit on every instruction set
-// (the array forms are vectorized, see detail/QuantKernels.h); where FBGEMM's result is
+// (the array forms are vectorized, src/quant/quant_kernels.h); where FBGEMM's result is
 // undefined quire throws, and docs/quantization.md lists the few places that differ.
 //
 // Affine quantization: real = scale * (q - zero_point), q in [qmin, qmax] with
@@ -36,8 +36,10 @@
 
 #include "quire/FloatConversion.h"
 #include "quire/Utils.h"  // as FBGEMM's QuantUtils.h does: clients rely on it
-#include "quire/detail/QuantKernels.h"
+#include "quire/detail/QuantFormulas.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 // Memory layouts of a weight tensor for QuantizeGroupwise: K output channels, C input
@@ -353,3 +355,4 @@ void Fused8BitRowwiseQuantizedSBFloatToFloatOrHalfRef(const std::uint8_t* input,
                                                       const bool quant_padding_float_type = true);
 
 }  // namespace quire
+QUIRE_API_END

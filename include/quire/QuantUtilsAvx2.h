@@ -20,7 +20,9 @@
 #include "quire/QuantUtils.h"
 #include "quire/RequantizeParams.h"
 #include "quire/Types.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 template <typename T = std::uint8_t>
@@ -132,3 +134,4 @@ void Fused8BitRowwiseQuantizedSBFloatToFloatOrHalfAvx2(const std::uint8_t* input
 }
 
 }  // namespace quire
+QUIRE_API_END

@@ -9,7 +9,9 @@
 #include <cstdint>
 
 #include "quire/QuantUtils.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 template <bool scale_bias_last = true, bool quant_padding_float_type = true>
@@ -21,3 +23,4 @@ void Fused8BitRowwiseQuantizedSBFloatToBfloat16Avx512(const std::uint8_t* input,
 }
 
 }  // namespace quire
+QUIRE_API_END

@@ -6,6 +6,9 @@
 
 #include <cstdint>
 
+#include "quire/detail/Abi.h"
+
+QUIRE_API_BEGIN
 namespace quire {
 
 template <typename BIAS_TYPE = std::int32_t>
@@ -36,3 +39,4 @@ struct requantizationForFloatParams_t {
 };
 
 }  // namespace quire
+QUIRE_API_END

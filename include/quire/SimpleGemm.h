@@ -8,7 +8,9 @@
 #include "quire/PackBMatrix.h"
 #include "quire/ThreadPool.h"
 #include "quire/Types.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 // How the int32 sums become uint8 (ReQuantizeOutput's formula, OutputProcessing.h):
@@ -38,3 +40,4 @@ void gemm_u8s8u8(const uint8_t* A, int32_t M, int32_t lda, const PackBMatrix<int
                  uint8_t* C, int32_t ldc, const Requantization& q, ThreadPool* pool = nullptr);
 
 }  // namespace quire
+QUIRE_API_END

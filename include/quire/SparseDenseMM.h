@@ -26,7 +26,9 @@
 #include "quire/Bcsr.h"
 #include "quire/SparseRequantize.h"
 #include "quire/Types.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 namespace detail {
@@ -76,3 +78,4 @@ void sparseDenseInt8MMRef(int N, const std::unique_ptr<BCSRMatrix<>>& bcsr, cons
 }
 
 }  // namespace quire
+QUIRE_API_END

@@ -23,7 +23,9 @@
 #include <cstdint>
 
 #include "quire/Types.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 struct trRequantizationParams_t {
@@ -75,3 +77,4 @@ void trRequantizeRef(uint8_t* out, const int32_t* inp, const block_type_t& block
 }
 
 }  // namespace quire
+QUIRE_API_END

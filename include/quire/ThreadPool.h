@@ -10,6 +10,9 @@
 #include <thread>
 #include <vector>
 
+#include "quire/detail/Abi.h"
+
+QUIRE_API_BEGIN
 namespace quire {
 
 class ThreadPool {
@@ -47,3 +50,4 @@ class ThreadPool {
 };
 
 }  // namespace quire
+QUIRE_API_END

@@ -5,6 +5,9 @@
 #include <string>
 #include <type_traits>
 
+#include "quire/detail/Abi.h"
+
+QUIRE_API_BEGIN
 namespace quire {
 
 enum class matrix_op_t { NoTranspose, Transpose };
@@ -72,3 +75,4 @@ constexpr int64_t round_up(int64_t val, int64_t unit) { return (val + unit - 1) 
 constexpr int64_t div_up(int64_t val, int64_t unit) { return (val + unit - 1) / unit; }
 
 }  // namespace quire
+QUIRE_API_END

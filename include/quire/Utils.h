@@ -15,7 +15,9 @@
 #include <utility>
 
 #include "quire/Types.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire {
 
 // ---- CPU queries and the instruction-set path --------------------------------------------
@@ -249,3 +251,4 @@ void nbit_embedding_sanity_check(const int input_bit_rate, const int output_bit_
 }
 
 }  // namespace quire
+QUIRE_API_END

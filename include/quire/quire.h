@@ -20,3 +20,7 @@
 #include "quire/ThreadPool.h"
 #include "quire/Types.h"
 #include "quire/Utils.h"
+#include "quire/detail/Abi.h"
+
+QUIRE_API_BEGIN
+QUIRE_API_END

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "conv/conv_kernels.h"
+#include "epilogue/epilogue_table.h"
 #include "quire/detail/ConvDirect.h"
 
 namespace quire::detail {

@@ -21,9 +21,9 @@
 #include "pack/widen_a.h"
 #include "quire/PackingTraits.h"
 #include "quire/Utils.h"
-#include "quire/detail/Epilogue.h"
-#include "quire/detail/QuantKernels.h"
-#include "quire/detail/SpmdmKernels.h"
+#include "epilogue/epilogue_table.h"
+#include "quant/quant_kernels.h"
+#include "sparse/spmdm_table.h"
 
 namespace quire::detail {
 

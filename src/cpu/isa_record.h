@@ -63,9 +63,9 @@ using PackAFn = void (*)(const uint8_t* src, int64_t ld, bool transposed, int ro
 using WidenAFn = void (*)(const uint8_t* a, int64_t lda, int rows, int k4_steps, uint16_t* dst,
                           int64_t ld_dst);
 
-struct EpilogueTable;   // vectorized output-pipeline routines, see detail/Epilogue.h
-struct QuantKernels;    // vectorized quantization routines, see detail/QuantKernels.h
-struct SpmdmKernels;    // CompressedSparseColumn::SpMDM's loops, see detail/SpmdmKernels.h
+struct EpilogueTable;   // vectorized output-pipeline routines, src/epilogue/epilogue_table.h
+struct QuantKernels;    // vectorized quantization routines, src/quant/quant_kernels.h
+struct SpmdmKernels;    // CompressedSparseColumn::SpMDM's loops, src/sparse/spmdm_table.h
 struct HalfKernelSet;   // fp16/bf16/fp32-weight GEMM kernels, src/fp16/half_kernels.h
 struct ConvertKernels;  // fp32 <-> fp16/bf16 conversion loops, src/fp16/convert_kernels.h
 struct EmbeddingKernels;  // embedding-bag loops, src/embedding/embedding_kernels.h

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "cpu/output_stage.h"
+#include "epilogue/epilogue_table.h"
 #include "quire/detail/GemmCore.h"
 
 namespace quire::detail {

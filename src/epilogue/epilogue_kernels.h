@@ -17,7 +17,7 @@
 
 #include <cstdint>
 
-#include "quire/detail/Epilogue.h"
+#include "epilogue/epilogue_table.h"
 #include "simd/requantize.h"
 
 namespace quire::detail {

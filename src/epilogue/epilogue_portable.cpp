@@ -2,7 +2,7 @@
 // inst_set_t::anyarch. Formulas in quire/detail/Epilogue.h.
 #include <cstdint>
 
-#include "quire/detail/Epilogue.h"
+#include "epilogue/epilogue_table.h"
 
 namespace quire::detail {
 namespace {

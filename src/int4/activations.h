@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "quire/detail/Int4Layout.h"
+#include "int4/int4_layout.h"
 
 namespace quire::int4 {
 

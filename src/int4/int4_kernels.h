@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "quire/detail/Int4Layout.h"
+#include "int4/int4_layout.h"
 
 namespace quire::int4 {
 

@@ -1,4 +1,4 @@
-// PackedInt4Weights: argument checks, packing into the layout of detail/Int4Layout.h,
+// PackedInt4Weights: argument checks, packing into the layout of int4_layout.h,
 // and the way back (unpack, dequantize).
 #include <cmath>
 #include <cstring>
@@ -8,7 +8,7 @@
 
 #include "quire/Int4Gemm.h"
 #include "quire/detail/Check.h"
-#include "quire/detail/Int4Layout.h"
+#include "int4/int4_layout.h"
 #include "quire/detail/StreamedAlloc.h"
 
 namespace quire {

@@ -12,7 +12,7 @@
 #include "common/fnv1a.h"
 #include "quire/Int4Gemm.h"
 #include "quire/detail/Check.h"
-#include "quire/detail/Int4Layout.h"
+#include "int4/int4_layout.h"
 
 namespace quire {
 namespace {

@@ -6,6 +6,7 @@
 #include "quire/PackAWithQuantRowOffset.h"
 #include "quire/detail/Check.h"
 #include "cpu/isa_record.h"
+#include "quant/quant_kernels.h"
 
 namespace quire::detail {
 

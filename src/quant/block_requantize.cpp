@@ -11,7 +11,7 @@
 
 #include "quire/OutputProcessing.h"
 #include "quire/QuantUtilsAvx2.h"
-#include "quire/detail/Epilogue.h"
+#include "epilogue/epilogue_table.h"
 #include "cpu/isa_record.h"
 
 namespace quire::detail {

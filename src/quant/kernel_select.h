@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "cpu/isa_record.h"
-#include "quire/detail/QuantKernels.h"
+#include "quant/quant_kernels.h"
 
 namespace quire::detail {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "quire/detail/QuantKernels.h"
+#include "quant/quant_kernels.h"
 
 namespace quire::detail {
 

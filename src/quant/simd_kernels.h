@@ -1,6 +1,6 @@
 // The quantization kernels, written once over the vector vocabulary V (Avx2 in
 // simd/vec_avx2.h, Avx512 in simd/vec_avx512.h) and compiled in each ISA's translation unit.
-// Every kernel computes the formula of quire/detail/QuantKernels.h lane by lane, with
+// Every kernel computes the formula of src/quant/quant_kernels.h lane by lane, with
 // the same float operations in the same order as the scalar form, so each table gives
 // the bits kQuantPortable gives. Tails (len % W elements) run through the same vector
 // code on padded stack buffers. Internal linkage throughout (see simd/vec_avx2.h).
@@ -10,7 +10,7 @@
 #include <cstring>
 #include <limits>
 
-#include "quire/detail/QuantKernels.h"
+#include "quant/quant_kernels.h"
 #include "simd/requantize.h"
 
 // The per-vector lambdas must inline into their loops: an outlined one costs a call

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <limits>
 
-#include "quire/detail/QuantKernels.h"
+#include "quant/quant_kernels.h"
 
 namespace quire::detail {
 namespace {

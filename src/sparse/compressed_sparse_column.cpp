@@ -8,7 +8,7 @@
 #include "quire/OutputProcessing.h"
 #include "quire/detail/Check.h"
 #include "cpu/isa_record.h"
-#include "quire/detail/SpmdmKernels.h"
+#include "sparse/spmdm_table.h"
 
 namespace quire {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "quire/Bcsr.h"
 #include "cpu/isa_record.h"
-#include "quire/detail/SpmdmKernels.h"
+#include "sparse/spmdm_table.h"
 #include "sparse/sparse_dense_kernels.h"
 
 namespace quire::detail {

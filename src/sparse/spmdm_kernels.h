@@ -1,10 +1,10 @@
-// The loops of the SpMDM tables (quire/detail/SpmdmKernels.h states what each computes)
+// The loops of the SpMDM tables (spmdm_table.h states what each computes)
 // and the rules that pick one per block.
 #pragma once
 
 #include <cstdint>
 
-#include "quire/detail/SpmdmKernels.h"
+#include "sparse/spmdm_table.h"
 
 namespace quire::detail {
 

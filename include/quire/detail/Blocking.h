@@ -5,7 +5,9 @@
 #include <type_traits>
 
 #include "quire/Types.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire::detail {
 
 // The accumulation a packer's accT selects: int32 (exact) or int16 (acc16, docs/acc16.md).
@@ -25,3 +27,4 @@ BlockingFactors resolve_blocking(const BlockingFactors* params, const char* wher
                                  Accumulation acc = Accumulation::int32);
 
 }  // namespace quire::detail
+QUIRE_API_END

@@ -6,6 +6,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "quire/detail/Abi.h"
+
+QUIRE_API_BEGIN
 namespace quire::detail {
 
 [[noreturn]] inline void fail_argument(const char* where, const char* param, int64_t value,
@@ -34,3 +37,4 @@ inline void check_product(int64_t a, int64_t b, const char* where, const char* w
 }
 
 }  // namespace quire::detail
+QUIRE_API_END

@@ -11,7 +11,9 @@
 #include "quire/Types.h"
 #include "quire/detail/ConvGeometry.h"
 #include "quire/detail/Epilogue.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire::detail {
 
 // ReQuantizeOutput's formula, for output channel c in quantization group
@@ -91,3 +93,4 @@ void groupwise_conv(const ConvGeometry& g, const uint8_t* A, const int8_t* packe
                     const char* where);
 
 }  // namespace quire::detail
+QUIRE_API_END

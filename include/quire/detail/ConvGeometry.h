@@ -7,7 +7,9 @@
 #include <cstdint>
 
 #include "quire/ConvUtils.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire::detail {
 
 struct ConvGeometry {
@@ -66,3 +68,4 @@ inline int conv_input_index(const ConvGeometry& g, int d, int o, int k) {
 }
 
 }  // namespace quire::detail
+QUIRE_API_END

@@ -15,7 +15,9 @@
 
 #include "quire/detail/ConvGeometry.h"
 #include "quire/detail/PackB.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire::detail {
 
 // Called once per finished output row r (row-major over MB x OUT_T x OUT_H): acc holds
@@ -54,3 +56,4 @@ void transposed_pixel_col_offsets(const ConvGeometry& g, const int32_t* tap_sums
                                   int32_t* col_offsets);
 
 }  // namespace quire::detail
+QUIRE_API_END

@@ -1,11 +1,12 @@
-// The vectorized output-pipeline routines behind the ops of quire/OutputProcessing.h.
+// The argument records of the output-pipeline routines behind the ops of
+// quire/OutputProcessing.h, and the library's entries that run them.
 //
 // An op's f<ISA>() resolves its parameters for one output block into one of the plain
-// structs below and calls the routine of the ISA's EpilogueTable (detail::epilogue_for),
-// so the intrinsics live only in src/epilogue (the vector routines are written once in
-// epilogue_kernels.h over each ISA's vocabulary, simd_<isa>.h, and instantiated in
-// epilogue_<isa>.cpp) and every routine computes exactly what quire::ref
-// (ReferenceOutput.h) computes, bit for bit.
+// records below and calls the entry for its ISA, so the intrinsics and the per-ISA tables
+// live only in src/epilogue (written once in epilogue_kernels.h over each ISA's
+// vocabulary, simd_<isa>.h, and instantiated in epilogue_<isa>.cpp) and every routine
+// computes exactly what quire::ref (ReferenceOutput.h) computes, bit for bit. The records
+// are ABI records (detail/Abi.h): their layout is frozen.
 //
 // Conventions shared by every routine:
 //  - `in` and `out` point at the block's first element; element (r, c) of the block,
@@ -23,10 +24,14 @@
 #include <cstdint>
 
 #include "quire/Types.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire::detail {
 
 inline constexpr int kTensorColsPerGroup = INT_MAX;
+
+inline namespace QUIRE_ABI_NAMESPACE {
 
 // The zero-point correction both requantizations apply to the raw int32 sum:
 //   raw = in - a_zero_point * col_offsets[c] - b_zero_point[q] * row_offsets[r]
@@ -94,59 +99,15 @@ struct Int32MapArgs {
   int32_t value;
 };
 
-// Scalar forms of the formulas above, shared by the portable routines and the vector
-// routines' remainders. Integer corrections wrap modulo 2^32 like the vector lanes do.
-inline int32_t wrapping_add(int32_t a, int32_t b) {
-  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
-}
-inline int32_t wrapping_mul(int32_t a, int32_t b) {
-  return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
-}
+}  // namespace QUIRE_ABI_NAMESPACE
 
-// raw for block element (r, c) in quantization group q.
-inline int32_t corrected_raw(const ZeroPointCorrection& zp, int32_t in, int r, int c, int q) {
-  uint32_t raw = static_cast<uint32_t>(in);
-  if (zp.col_offsets != nullptr)
-    raw -= static_cast<uint32_t>(zp.a_zero_point) * static_cast<uint32_t>(zp.col_offsets[c]);
-  if (zp.row_offsets != nullptr)
-    raw -= static_cast<uint32_t>(zp.b_zero_point[q]) * static_cast<uint32_t>(zp.row_offsets[r]);
-  return static_cast<int32_t>(raw);
-}
-
-// clamp(nearbyint(x) + zero_point, lo, 255), computed as
-//   nearbyint(clamp(x, lo - zero_point, 255 - zero_point)) + zero_point,
-// the same value (the bounds are integers and rounding is monotonic) with the conversion
-// defined for every x. The comparisons are ordered like vminps / vmaxps, so even a NaN
-// maps the same way in the vector routines. nearbyint of |x| <= 255 is done by adding
-// and subtracting 1.5 * 2^23: the sum lies in [2^23, 2^24), where floats are the
-// integers, so the addition rounds x half to even (the default rounding mode, as
-// vcvtps2dq) and the subtraction is exact.
-inline uint8_t round_to_u8(float x, int32_t zero_point, int32_t lo) {
-  const float hi_x = static_cast<float>(255 - zero_point);
-  const float lo_x = static_cast<float>(lo - zero_point);
-  x = x < hi_x ? x : hi_x;
-  x = x > lo_x ? x : lo_x;
-  constexpr float kRound = 12582912.0f;  // 1.5 * 2^23
-  return static_cast<uint8_t>(static_cast<int32_t>((x + kRound) - kRound) + zero_point);
-}
-
-// std::max(0.0f, x), which is also what vmaxps(x, 0) gives (-0.0f and NaN become +0.0f).
-inline float relu_f32(float x) { return x > 0.0f ? x : 0.0f; }
-
-struct EpilogueTable {
-  void (*requantize_u8)(const RequantizeU8Args&);
-  void (*requantize_f32)(const RequantizeF32Args&);
-  void (*copy_i32)(const Int32MapArgs&);   // out = in
-  void (*scale_i32)(const Int32MapArgs&);  // out = in * value (modulo 2^32)
-  void (*relu_i32)(const Int32MapArgs&);   // out = max(value, in)
-};
-
-extern const EpilogueTable kEpiloguePortable;
-extern const EpilogueTable kEpilogueAvx2;
-extern const EpilogueTable kEpilogueAvx512;
-
-// The routines for an instruction set named in an op's template argument: that ISA's if
-// the CPU has it, else the best the CPU has below it (src/cpu/dispatch.cpp).
-const EpilogueTable& epilogue_for(inst_set_t inst_set);
+// The routines of the path named by inst_set (that path's if the CPU has it, else the
+// best the CPU has below it), one call per block.
+void epilogue_requantize_u8(inst_set_t inst_set, const RequantizeU8Args& args);
+void epilogue_requantize_f32(inst_set_t inst_set, const RequantizeF32Args& args);
+void epilogue_copy_i32(inst_set_t inst_set, const Int32MapArgs& args);   // out = in
+void epilogue_scale_i32(inst_set_t inst_set, const Int32MapArgs& args);  // out = in * value
+void epilogue_relu_i32(inst_set_t inst_set, const Int32MapArgs& args);   // out = max(value, in)
 
 }  // namespace quire::detail
+QUIRE_API_END

@@ -1,17 +1,21 @@
 // The non-template core of fbgemmPacked (src/driver/packed_gemm.cpp). The template in
 // Gemm.h only adapts the caller's packer and output op to two plain function pointers;
 // the loops, the thread split, the kernels and the path choice live behind this call, so
-// none of them is compiled into client code.
+// none of them is compiled into client code. PackedGemmCall and KernelOutputArgs are ABI
+// records (detail/Abi.h): client code fills them inline, so their layout is frozen; what
+// the driver needs beyond them it derives inside the library.
 #pragma once
 
 #include <cstdint>
 
 #include "quire/PackedABlock.h"
 #include "quire/Types.h"
+#include "quire/detail/Abi.h"
 #include "quire/detail/Blocking.h"
 #include "quire/detail/Epilogue.h"
 #include "quire/detail/PackB.h"
 
+QUIRE_API_BEGIN
 namespace quire::detail {
 
 // Prepares block (rows x K columns within one group) and says where the kernel reads it.
@@ -26,6 +30,8 @@ using PackADeferringSumsFn = PackedABlock (*)(void* packer, const block_type_t& 
 // row stride of both C and C_buffer; inst_set is the path that computed it.
 using OutputTileFn = void (*)(const void* op, void* C, int32_t* tile, const block_type_t& block,
                               int ldc, inst_set_t inst_set);
+
+inline namespace QUIRE_ABI_NAMESPACE {
 
 // An output op the kernels can apply in registers, resolved for one tile: a
 // ReQuantizeOutput (to uint8) or a ReQuantizeForFloat, with nothing after it.
@@ -68,9 +74,12 @@ struct PackedGemmCall {
   const BlockingFactors* blocking_params;
 };
 
+}  // namespace QUIRE_ABI_NAMESPACE
+
 // Checks the call (std::invalid_argument naming the parameter), then computes this
 // thread's rectangle of C: packs each A block once, runs the kernels over it for every
 // column block, and hands each tile to the output op after its last K block.
 void run_packed_gemm(const PackedGemmCall& call);
 
 }  // namespace quire::detail
+QUIRE_API_END

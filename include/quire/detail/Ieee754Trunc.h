@@ -21,6 +21,9 @@
 #include <climits>
 #include <cstdint>
 
+#include "quire/detail/Abi.h"
+
+QUIRE_API_BEGIN
 namespace quire::detail {
 
 template <typename T, int ExponentBits, bool HasInfinity = true>
@@ -133,3 +136,4 @@ constexpr typename Tgt::value_type ieee754_trunc(typename Src::value_type x) {
 }
 
 }  // namespace quire::detail
+QUIRE_API_END

@@ -6,7 +6,9 @@
 
 #include "quire/Types.h"
 #include "quire/detail/ConvGeometry.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire::detail {
 
 // Checks PackAWithIm2Col's arguments; throws std::invalid_argument naming the parameter.
@@ -37,3 +39,4 @@ inline bool im2col_is_identity(const ConvGeometry& g) {
 }
 
 }  // namespace quire::detail
+QUIRE_API_END

@@ -6,7 +6,9 @@
 
 #include "quire/PackedABlock.h"
 #include "quire/Types.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire::detail {
 
 // Where A comes from: rows x cols (all groups), element (r, c) at data[r * ld + c] or,
@@ -49,3 +51,4 @@ inline int64_t packed_a_ld(const BlockingFactors& p, int32_t k_per_group) {
 }
 
 }  // namespace quire::detail
+QUIRE_API_END

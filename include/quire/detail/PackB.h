@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "quire/Types.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire::detail {
 
 // Geometry of packed B: per group, ceil(N / panel_width) panels; each panel holds
@@ -88,3 +90,4 @@ void print_packed_b(const PackedBLayout& layout, const int8_t* packed, const std
                     int kcb);
 
 }  // namespace quire::detail
+QUIRE_API_END

@@ -3,6 +3,9 @@
 
 #include <cstddef>
 
+#include "quire/detail/Abi.h"
+
+QUIRE_API_BEGIN
 namespace quire::detail {
 
 // `bytes` bytes aligned to 64, freed with std::free (fbgemmAlignedFree). A buffer of
@@ -12,3 +15,4 @@ namespace quire::detail {
 void* allocate_streamed(size_t bytes);
 
 }  // namespace quire::detail
+QUIRE_API_END

@@ -4,6 +4,9 @@
 
 #include <cstdint>
 
+#include "quire/detail/Abi.h"
+
+QUIRE_API_BEGIN
 namespace quire::ref {
 
 // C[i*ldc + j] = sum_k A[i*lda + k] * B[k*ldb + j]   (u8 x s8 -> s32, exact)
@@ -36,3 +39,4 @@ void transpose(int rows, int cols, const T* src, int ld_src, T* dst, int ld_dst)
 }
 
 }  // namespace quire::ref
+QUIRE_API_END

@@ -11,7 +11,9 @@
 
 #include "quire/ConvUtils.h"
 #include "quire/Types.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire::ref {
 
 // C[m * OC + oc] = sum over taps k and channels c of group g = oc / (OC/G) of
@@ -56,3 +58,4 @@ void conv_requantize_u8(const conv_param_t<D>& p, const int32_t* C, const int32_
                         const ConvRequant& q, const BiasT* bias, uint8_t* out);
 
 }  // namespace quire::ref
+QUIRE_API_END

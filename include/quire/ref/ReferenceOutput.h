@@ -7,7 +7,9 @@
 #include <cstdint>
 
 #include "quire/Types.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace quire::ref {
 
 // What both requantizations need to correct the raw int32 sums. Zero points of 0 skip
@@ -54,3 +56,4 @@ void relu_i32(int32_t* out, const int32_t* inp, const block_type_t& block, int l
               int ld_in, int32_t zero_pt);
 
 }  // namespace quire::ref
+QUIRE_API_END

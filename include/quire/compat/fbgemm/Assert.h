@@ -9,7 +9,9 @@
 #include <string_view>
 
 #include "quire/Types.h"
+#include "quire/detail/Abi.h"
 
+QUIRE_API_BEGIN
 namespace fbgemm {
 using namespace ::quire;
 
@@ -50,3 +52,4 @@ auto fbgemmCheckMsg(const char* defaultMsg, const Args&... args) {
                               ##__VA_ARGS__),                                          \
                           __FILE__, __LINE__, __func__);                               \
   }
+QUIRE_API_END

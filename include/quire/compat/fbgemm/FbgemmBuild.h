@@ -1,7 +1,7 @@
 // FBGEMM compatibility: fbgemm/FbgemmBuild.h, the build macros FBGEMM's headers and its
-// client code use. quire is a static library with default visibility, so FBGEMM_API and
-// FBGEMM_ENUM_CLASS_API mark nothing (FBGEMM's static-build spelling); the others keep
-// FBGEMM's meaning. Each is defined only if the including code has not defined it.
+// client code use. FBGEMM_API and FBGEMM_ENUM_CLASS_API mark nothing (FBGEMM's
+// static-build spelling): quire's own headers mark what the library exports
+// (QUIRE_API_BEGIN, quire/detail/Abi.h). The others keep FBGEMM's meaning. Each is defined only if the including code has not defined it.
 #pragma once
 
 #ifndef FBGEMM_API

@@ -1,11 +1,12 @@
-// The vectorized array routines behind quire/QuantUtils.h, one table per ISA.
+// The vectorized array routines behind quire/QuantUtils.h, one table per ISA
+// (IsaRecord::quant). Private to the library: clients call the public functions, never a
+// table, so a table may gain a routine without changing quire's ABI.
 //
 // The public functions validate their arguments, resolve them into the plain structs
-// below and call the routine of active_isa().quant. Each routine computes exactly the
-// formula written here, operation by operation in float (the library is built with
-// -ffp-contract=off, and no routine uses fused multiply-add), so every table gives the
-// same bits as kQuantPortable. Rounding is the default mode: round half to even
-// (nearbyint in C++, vcvtps2dq / vroundps in the vector code).
+// below (and those of quire/detail/QuantFormulas.h) and call the routine of
+// active_isa().quant. Each routine computes exactly the formula written here, operation by
+// operation in float (the library is built with -ffp-contract=off, and no routine uses
+// fused multiply-add), so every table gives the same bits as kQuantPortable.
 //
 // Conventions: len may be 0; src and dst never alias unless said; no alignment is
 // required.
@@ -15,34 +16,12 @@
 #include <cstdint>
 
 #include "quire/FloatConversion.h"
+#include "quire/detail/QuantFormulas.h"
 
 namespace quire::detail {
 
-// float -> integer quantization with a saturating store:
-//   t = src * inv_scale                     (inv_scale = 1.0f / scale, in float)
-//   current: r = nearbyint(t) + zero_point  (float addition; FBGEMM's Quantize)
-//   legacy:  r = nearbyint(t + zero_point)  (the Caffe2 rounding FBGEMM dropped)
-//   out = r < qmin or NaN ? qmin : r > qmax ? qmax : (int32)r
-// qmin_f is (float)qmin, which must be exact (true for every precision's qmin);
-// qmax_f is the largest float <= qmax, so r > qmax_f means r > qmax.
-struct QuantizeArgs {
-  float inv_scale;
-  float zero_point;
-  int32_t qmin;
-  int32_t qmax;
-  float qmin_f;
-  float qmax_f;
-  bool legacy;
-};
-// qmin must be exactly representable in float (every precision's qmin is).
-inline QuantizeArgs make_quantize_args(float inv_scale, int32_t zero_point, int32_t qmin,
-                                       int32_t qmax, bool legacy) {
-  float qmax_f = static_cast<float>(qmax);
-  if (static_cast<double>(qmax_f) > qmax) qmax_f = std::nextafter(qmax_f, -INFINITY);
-  return {inv_scale, static_cast<float>(zero_point), qmin, qmax, static_cast<float>(qmin),
-          qmax_f, legacy};
-}
-
+// float -> integer quantization and int32 -> integer requantization: the formulas of
+// QuantizeArgs and RequantizeArgs (quire/detail/QuantFormulas.h).
 template <class T>
 using QuantizeFn = void (*)(const float* src, T* dst, int64_t len, const QuantizeArgs& args);
 
@@ -71,16 +50,6 @@ using FusedQuantizeDequantizeFn = void (*)(const float* src, float* dst, int64_t
 // no non-NaN element: *min = +inf and *max = -inf.
 using MinMaxFn = void (*)(const float* src, int64_t len, float* min, float* max);
 
-// int32 -> integer with a float multiplier:
-//   r = nearbyint((float)src * multiplier)   (float multiply)
-//   v = (double)zero_point + (double)r      (exact)
-//   out = v < qmin or NaN ? qmin : v > qmax ? qmax : (int32)v
-struct RequantizeArgs {
-  float multiplier;
-  int32_t zero_point;
-  int32_t qmin;
-  int32_t qmax;
-};
 template <class T>
 using RequantizeFn = void (*)(const int32_t* src, T* dst, int64_t len,
                               const RequantizeArgs& args);
@@ -158,30 +127,12 @@ struct QuantKernels {
   void (*float_to_bfloat16)(const float* src, bfloat16* dst, int64_t len);
 };
 
-// The formulas above for one element: the scalar public API and kQuantPortable use
-// these, the vector tables mirror them lane by lane.
+// The formulas for one element: the scalar public API and kQuantPortable use these and
+// those of QuantFormulas.h, the vector tables mirror them lane by lane.
 inline int32_t saturate_quantized(float r, const QuantizeArgs& a) {
   if (!(r >= a.qmin_f)) return a.qmin;  // also NaN
   if (r > a.qmax_f) return a.qmax;
   return static_cast<int32_t>(r);
-}
-
-// Out of line, in the library (built with -ffp-contract=off): inlined into a client
-// built with contraction on, src * inv_scale + zero_point could become one fused
-// multiply-add and round differently from the vector paths.
-int32_t quantize_one(float src, const QuantizeArgs& a);
-
-template <class T>
-float dequantize_one(T src, float scale, int32_t zero_point) {
-  return scale * static_cast<float>(static_cast<double>(src) - static_cast<double>(zero_point));
-}
-
-inline int32_t requantize_one(int32_t src, const RequantizeArgs& a) {
-  const float r = std::nearbyint(static_cast<float>(src) * a.multiplier);
-  const double v = static_cast<double>(a.zero_point) + static_cast<double>(r);
-  if (!(v >= a.qmin)) return a.qmin;  // also NaN
-  if (v > a.qmax) return a.qmax;
-  return static_cast<int32_t>(v);
 }
 
 inline int32_t rowwise_quantize_one(float x, float bias, float inv_scale, float qmax) {

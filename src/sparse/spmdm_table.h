@@ -1,6 +1,6 @@
 // The loops behind CompressedSparseColumn::SpMDM, one table per ISA (IsaRecord::spmdm),
 // with the path's table of sparse x dense products (BCSR int8, CSR fp32; see
-// src/sparse/sparse_dense_kernels.h).
+// src/sparse/sparse_dense_kernels.h). Private to the library.
 //
 // SpMDM validates its arguments, resolves them into SpmdmArgs and calls run of the
 // active record's table. Every routine computes, for i < block.row_size and
