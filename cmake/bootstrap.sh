@@ -33,7 +33,7 @@ if ((${#missing[@]})); then
 fi
 
 jobs=$(nproc)
-# Each stage of a test run prints how long it took (the CI budget is 30 minutes).
+# Each stage of a test run prints how long it took (the CI run must stay under 45 minutes on a 2-core machine).
 stage_start=$(date +%s)
 stage_done() {
   local now
