@@ -16,6 +16,7 @@
 #include <cstring>
 #include <vector>
 
+#include "conv/depthwise_row_sets.h"
 #include "conv/depthwise_rows.h"
 #include "conv/depthwise_rows_s1.h"
 #include "conv/depthwise_rows_simd.h"
@@ -209,42 +210,11 @@ void s2_rows(const RowPhases<S>& phases, int amax, const QuadPlanes first[2],
   }
 }
 
-// Three plane sets in turn, each tagged with the set(oh) of the image it holds and the
-// largest byte of its quads.
-class SetSlots {
- public:
-  struct Tag {
-    int64_t image = -1;
-    int oh = 0;
-    bool operator==(const Tag&) const = default;
-  };
-  int find(const Tag& t) const {
-    for (int k = 0; k < 3; ++k)
-      if (tag_[k] == t) return k;
-    return -1;
-  }
-  // A slot holding neither `keep0` nor `keep1`, now tagged `t`.
-  int claim(const Tag& t, const Tag& keep0, const Tag& keep1) {
-    for (int k = 0; k < 3; ++k)
-      if (!(tag_[k] == keep0) && !(tag_[k] == keep1)) {
-        tag_[k] = t;
-        return k;
-      }
-    return -1;  // unreachable: three slots, two kept
-  }
-  int amax[3] = {};
-  bool words[3] = {};  // whether the slot has the exact form's planes
-
- private:
-  Tag tag_[3];
-};
-
 template <class S, bool ROW, bool FBIAS>
 void s2_run(const DepthwiseRowsArgs& a, const RowPhases<S>& phases, const ChannelRequant& q) {
   const RowRequant<S> rq(q);
   const detail::ConvGeometry& g = *a.g;
-  const int C = g.out_channels, H = g.in[1], W = g.in[2], OH = g.out[1];
-  const int64_t in_row = int64_t{W} * C;
+  const int C = g.out_channels, W = g.in[2];
   const int64_t n = int64_t{g.out[2]} * C;  // flat bytes of an output row
   // Three sets of 2 x 12 planes, each n + C bytes (the odd planes' length) rounded up to
   // whole vectors, and a vector more for the last block's loads at f + C and the spill.
@@ -269,66 +239,45 @@ void s2_run(const DepthwiseRowsArgs& a, const RowPhases<S>& phases, const Channe
     }
     builder.zp_column(planes[k][1]);
   }
-  SetSlots slots;
-  using Tag = SetSlots::Tag;
   int pending = -1;  // the slot the builder is filling
+  int amax[3] = {};    // each slot's largest byte
+  bool words[3] = {};  // whether the slot has the exact form's planes
   const auto finish = [&] {
     builder.finish();
     if (pending >= 0) {
-      slots.amax[pending] = builder.amax();
-      slots.words[pending] = builder.words();
+      amax[pending] = builder.amax();
+      words[pending] = builder.words();
     }
     pending = -1;
   };
-  const auto start = [&](const Tag& t, int slot, bool force_words) {
+  const auto start_with = [&](const SetTag& t, int slot, bool force_words) {
     const uint8_t* rows[4];
-    for (int s = 0; s < 4; ++s) {
-      const int ih = 2 * t.oh - 1 + s;
-      rows[s] = ih >= 0 && ih < H ? a.A + (t.image * H + ih) * in_row : nullptr;
-    }
+    set_rows(a, t, rows);
     builder.start(rows, planes[slot], force_words);
     pending = slot;
   };
-  // A pair when the share has a second row in the same image.
-  const auto pair_at = [&](int64_t row) { return row + 1 < a.row_end && row % OH + 1 < OH; };
-  const auto tags = [&](int64_t row, Tag t[2]) {
-    t[0] = {row / OH, static_cast<int>(row % OH)};
-    t[1] = {t[0].image, t[0].oh + 2};
+  const auto start = [&](const SetTag& t, int slot) { start_with(t, slot, false); };
+  // A pair takes the forms the larger of its sets' largest bytes allows: a set built
+  // without the exact form's planes is built again with them.
+  int pair_amax = 0;
+  const auto ready = [&](const SetTag need[2], const int slot[2]) {
+    pair_amax = std::max(amax[slot[0]], amax[slot[1]]);
+    for (int i = 0; i < 2; ++i)
+      if (forms.words(pair_amax) && !words[slot[i]]) {
+        start_with(need[i], slot[i], true);
+        finish();
+      }
   };
-  for (int64_t row = a.row_begin; row < a.row_end;) {
-    const bool pair = pair_at(row);
-    Tag need[2];
-    tags(row, need);
-    if (!pair) need[1] = need[0];
-    // The sets this pair reads: finish the pending one, build a missing one.
-    finish();
-    for (const Tag& t : need)
-      if (slots.find(t) < 0) {
-        start(t, slots.claim(t, need[0], need[1]), false);
-        finish();
-      }
-    const int s0 = slots.find(need[0]), s1 = slots.find(need[1]);
-    const int amax = std::max(slots.amax[s0], slots.amax[s1]);
-    for (const Tag& t : need)
-      if (forms.words(amax) && !slots.words[slots.find(t)]) {
-        start(t, slots.find(t), true);
-        finish();
-      }
-    // Ahead: the next step's first set not built yet.
-    const int64_t next = row + (pair ? 2 : 1);
-    if (next < a.row_end) {
-      Tag ahead[2];
-      tags(next, ahead);
-      const Tag t = slots.find(ahead[0]) < 0 || !pair_at(next) ? ahead[0] : ahead[1];
-      if (slots.find(t) < 0) start(t, slots.claim(t, need[0], need[1]), false);
-    }
+  const auto run = [&](int64_t row, bool pair, int s0, int s1) {
     uint8_t* out = a.C + row * n;
     if (pair)
-      s2_rows<S, true, ROW, FBIAS>(phases, amax, planes[s0], planes[s1], C, n, rq, out, builder);
+      s2_rows<S, true, ROW, FBIAS>(phases, pair_amax, planes[s0], planes[s1], C, n, rq, out,
+                                   builder);
     else
-      s2_rows<S, false, ROW, FBIAS>(phases, amax, planes[s0], planes[s0], C, n, rq, out, builder);
-    row = next;
-  }
+      s2_rows<S, false, ROW, FBIAS>(phases, pair_amax, planes[s0], planes[s0], C, n, rq, out,
+                                    builder);
+  };
+  walk_set_pairs(a, start, finish, ready, run);
 }
 
 }  // namespace
