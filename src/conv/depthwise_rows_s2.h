@@ -8,8 +8,9 @@
 // columns -1, 1, 3, .. (its column 0 the padding column). Output byte f takes kernel
 // column 0 from odd byte f, column 1 from even byte f, column 2 from odd byte f + C. Row
 // oh weighs set(oh)'s quads with role 0; row oh + 1 needs rows 2 oh + 1 .. 2 oh + 4, the
-// upper half of set(oh)'s quads and the lower half of set(oh + 2)'s (two shifts and an
-// or), also with role 0. set(oh + 2) is the next pair's first set: each input row is
+// upper half of set(oh)'s quads and the lower half of set(oh + 2)'s, one word blend
+// (the same for the exact form's even words), weighed with the role-0 weights' two
+// halves swapped. set(oh + 2) is the next pair's first set: each input row is
 // interleaved once per two output rows, the next set while a pair's dot products run.
 #pragma once
 
@@ -115,20 +116,14 @@ void s2_planes(const QuadPlanes planes[2], int j, int64_t f, int C, const uint8_
   p[2] = plane(planes[1]) + f + C;
 }
 
-// Row oh + 1's quads from set(oh)'s (a) and set(oh + 2)'s (b): the upper half of a's
-// four bytes (or of its two words) below the lower half of b's.
-template <class S>
-typename S::I s2_join(typename S::I a, typename S::I b) {
-  return S::ori(S::template srli32<16>(a), S::template slli32<16>(b));
-}
-
-// The certified form of a row: col_term plus the three columns' quads v weighed by role 0
-// (with the zero-point term when ROW).
+// The certified form of a row: col_term plus the three columns' quads v weighed by w
+// (with the zero-point term when ROW: -z times each quad's four bytes).
 template <class S, bool ROW>
-typename S::I s2_certified(const RowPhase<S>& ph, int j, const typename S::I v[3]) {
+typename S::I s2_certified(const RowPhase<S>& ph, int j, const typename S::I v[3],
+                           const typename S::I (&w)[3][4]) {
   typename S::I acc = ph.col[j], zs = S::zeroi();
   for (int kw = 0; kw < 3; ++kw) {
-    acc = dot_certified<S>(acc, v[kw], ph.cert[0][kw][j]);
+    acc = dot_certified<S>(acc, v[kw], w[kw][j]);
     if constexpr (ROW) zs = S::add16(zs, S::maddubs16(v[kw], S::set1_8(1)));
   }
   if constexpr (ROW) acc = S::addi(acc, S::madd16(zs, ph.nz[j]));
@@ -159,11 +154,13 @@ void s2_phase(const RowPhase<S>& ph, const QuadPlanes first[2], const QuadPlanes
         I a[3], b[3];
         s2_planes<0>(first, j, f, C, p);
         for (int kw = 0; kw < 3; ++kw) a[kw] = S::load_raw(p[kw]);
-        acc0[j] = s2_certified<S, ROW>(ph, j, a);
+        acc0[j] = s2_certified<S, ROW>(ph, j, a, ph.cert[0]);
         if constexpr (PAIR) {
+          // Bytes (y0, y1, x2, x3): rows 2 oh + 3, 2 oh + 4 from set(oh + 2)'s lower
+          // word, rows 2 oh + 1, 2 oh + 2 from set(oh)'s upper word.
           s2_planes<0>(second, j, f, C, p2);
-          for (int kw = 0; kw < 3; ++kw) b[kw] = s2_join<S>(a[kw], S::load_raw(p2[kw]));
-          acc1[j] = s2_certified<S, ROW>(ph, j, b);
+          for (int kw = 0; kw < 3; ++kw) b[kw] = S::blend_words(S::load_raw(p2[kw]), a[kw]);
+          acc1[j] = s2_certified<S, ROW>(ph, j, b, ph.second[0]);
         }
       } else {
         I ev[3], od[3];
@@ -175,15 +172,13 @@ void s2_phase(const RowPhase<S>& ph, const QuadPlanes first[2], const QuadPlanes
         }
         acc0[j] = s2_exact<S>(ph, j, ev, od);
         if constexpr (PAIR) {
-          // Rows 2 oh + 1, 2 oh + 2 are the upper words of set(oh)'s even and odd
-          // planes, row 2 oh + 3 the lower word of set(oh + 2)'s even plane: weights
-          // with a zero word instead of joining the sets (three products, no shifts).
+          // Row 2 oh + 2 is the upper word of set(oh)'s odd plane; rows 2 oh + 3 and
+          // 2 oh + 1 the words (y0, x2) of set(oh + 2)'s and set(oh)'s even planes.
           s2_planes<1>(second, j, f, C, p);
           I acc = ph.col[j];
           for (int kw = 0; kw < 3; ++kw) {
-            acc = S::addi(acc, S::madd16(ev[kw], ph.half[0][kw][j]));
-            acc = S::addi(acc, S::madd16(od[kw], ph.even[1][kw][j]));
-            acc = S::addi(acc, S::madd16(S::load_raw(p[kw]), ph.half[1][kw][j]));
+            const I e = S::blend_words(S::load_raw(p[kw]), ev[kw]);
+            acc = dot_exact<S>(acc, e, od[kw], ph.second[1][kw][j], ph.even[1][kw][j]);
           }
           acc1[j] = acc;
         }
