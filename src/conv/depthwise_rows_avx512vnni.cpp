@@ -22,6 +22,7 @@
 
 #include "common/intrinsics.h"
 #include "conv/depthwise_layout.h"
+#include "conv/depthwise_row_sets.h"
 #include "conv/depthwise_rows.h"
 #include "conv/depthwise_rows_phase.h"
 #include "quire/Depthwise.h"
@@ -114,7 +115,7 @@ template <bool ROW, bool FBIAS>
 void rows_run(const DepthwiseRowsArgs& a, const Natural& natural) {
   const detail::ConvGeometry& g = *a.g;
   const detail::DirectRequant& r = *a.r;
-  const int C = g.out_channels, H = g.in[1], OH = g.out[1];
+  const int C = g.out_channels;
   const int64_t n = int64_t{g.in[2]} * C;  // flat bytes of a row (OW = W)
   const int np = depthwise_column_phases(C);
   const int8_t* columns = a.W + PackedDepthWiseConvMatrix::packedBytes(C, 9);
@@ -137,26 +138,15 @@ void rows_run(const DepthwiseRowsArgs& a, const Natural& natural) {
       std::memset(base + C + n, r.a_zero_point, static_cast<size_t>(stride - C - n));
     }
   const Requant rq = make_requant(r);
-  // The input rows of the pair at `row` (a single row when its image or the share ends).
-  const auto pair_at = [&](int64_t row, const uint8_t* rows[4]) {
-    const int64_t image = row / OH;
-    const int oh = static_cast<int>(row % OH);
-    const bool pair = row + 1 < a.row_end && oh + 1 < OH;
-    for (int s = 0; s < 4; ++s) {
-      const int ih = oh - 1 + s;
-      rows[s] = ih >= 0 && ih < H && (s < 3 || pair) ? a.A + (image * H + ih) * n : nullptr;
-    }
-    return pair;
-  };
   PlaneBuilder builder(r.a_zero_point);
   const uint8_t* rows[4];
-  bool pair = pair_at(a.row_begin, rows);
+  bool pair = stride1_pair(a, a.row_begin, rows);
   builder.start(rows, n, plane[0]);
   builder.finish();
   int k = 0;
   for (int64_t row = a.row_begin; row < a.row_end; k ^= 1) {
     const int64_t next = row + (pair ? 2 : 1);
-    const bool next_pair = next < a.row_end && pair_at(next, rows);
+    const bool next_pair = next < a.row_end && stride1_pair(a, next, rows);
     if (next < a.row_end) builder.start(rows, n, plane[k ^ 1]);
     uint8_t* out = a.C + row * n;
     if (pair) rows_out<true, ROW, FBIAS>(phases, read[k], C, n, rq, out, builder);

@@ -13,6 +13,7 @@
 
 #include <cstring>
 
+#include "conv/depthwise_row_sets.h"
 #include "conv/depthwise_rows.h"
 #include "conv/depthwise_rows_simd.h"
 #include "quire/Depthwise.h"
@@ -127,7 +128,7 @@ void s1_rows(const RowPhases<S>& phases, int amax, const QuadPlanes& pl, int C, 
 template <class S, bool ROW, bool FBIAS>
 void s1_run(const DepthwiseRowsArgs& a, const RowPhases<S>& phases, const ChannelRequant& q) {
   const detail::ConvGeometry& g = *a.g;
-  const int C = g.out_channels, H = g.in[1], OH = g.out[1];
+  const int C = g.out_channels;
   const int32_t zp = a.r->a_zero_point;
   const int64_t n = int64_t{g.in[2]} * C;  // flat bytes of a row (OW = W)
   // Two sets of twelve planes, each with C bytes of padding before the row and C + kBytes
@@ -146,27 +147,16 @@ void s1_run(const DepthwiseRowsArgs& a, const RowPhases<S>& phases, const Channe
     fill_padding(set[k], 0, C, zp);
     fill_padding(set[k], C + n, stride, zp);
   }
-  // The input rows of the pair at `row` (a single row when its image or the share ends).
-  const auto pair_at = [&](int64_t row, const uint8_t* rows[4]) {
-    const int64_t image = row / OH;
-    const int oh = static_cast<int>(row % OH);
-    const bool pair = row + 1 < a.row_end && oh + 1 < OH;
-    for (int s = 0; s < 4; ++s) {
-      const int ih = oh - 1 + s;
-      rows[s] = ih >= 0 && ih < H && (s < 3 || pair) ? a.A + (image * H + ih) * n : nullptr;
-    }
-    return pair;
-  };
   const RowRequant<S> rq(q);
   QuadBuilder<S> builder(zp, PlaneForms(phases));
   const uint8_t* rows[4];
-  bool pair = pair_at(a.row_begin, rows);
+  bool pair = stride1_pair(a, a.row_begin, rows);
   builder.start(rows, n, set[0], C);
   builder.finish();
   int amax = builder.amax(), k = 0;
   for (int64_t row = a.row_begin; row < a.row_end; k ^= 1) {
     const int64_t next = row + (pair ? 2 : 1);
-    const bool next_pair = next < a.row_end && pair_at(next, rows);
+    const bool next_pair = next < a.row_end && stride1_pair(a, next, rows);
     const int now = amax;
     if (next < a.row_end) {
       builder.start(rows, n, set[k ^ 1], C);

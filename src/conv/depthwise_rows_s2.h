@@ -8,14 +8,16 @@
 // columns -1, 1, 3, .. (its column 0 the padding column). Output byte f takes kernel
 // column 0 from odd byte f, column 1 from even byte f, column 2 from odd byte f + C. Row
 // oh weighs set(oh)'s quads with role 0; row oh + 1 needs rows 2 oh + 1 .. 2 oh + 4, the
-// upper half of set(oh)'s quads and the lower half of set(oh + 2)'s (two shifts and an
-// or), also with role 0. set(oh + 2) is the next pair's first set: each input row is
+// upper half of set(oh)'s quads and the lower half of set(oh + 2)'s, one word blend
+// (the same for the exact form's even words), weighed with the role-0 weights' two
+// halves swapped. set(oh + 2) is the next pair's first set: each input row is
 // interleaved once per two output rows, the next set while a pair's dot products run.
 #pragma once
 
 #include <cstring>
 #include <vector>
 
+#include "conv/depthwise_row_sets.h"
 #include "conv/depthwise_rows.h"
 #include "conv/depthwise_rows_s1.h"
 #include "conv/depthwise_rows_simd.h"
@@ -114,20 +116,14 @@ void s2_planes(const QuadPlanes planes[2], int j, int64_t f, int C, const uint8_
   p[2] = plane(planes[1]) + f + C;
 }
 
-// Row oh + 1's quads from set(oh)'s (a) and set(oh + 2)'s (b): the upper half of a's
-// four bytes (or of its two words) below the lower half of b's.
-template <class S>
-typename S::I s2_join(typename S::I a, typename S::I b) {
-  return S::ori(S::template srli32<16>(a), S::template slli32<16>(b));
-}
-
-// The certified form of a row: col_term plus the three columns' quads v weighed by role 0
-// (with the zero-point term when ROW).
+// The certified form of a row: col_term plus the three columns' quads v weighed by w
+// (with the zero-point term when ROW: -z times each quad's four bytes).
 template <class S, bool ROW>
-typename S::I s2_certified(const RowPhase<S>& ph, int j, const typename S::I v[3]) {
+typename S::I s2_certified(const RowPhase<S>& ph, int j, const typename S::I v[3],
+                           const typename S::I (&w)[3][4]) {
   typename S::I acc = ph.col[j], zs = S::zeroi();
   for (int kw = 0; kw < 3; ++kw) {
-    acc = dot_certified<S>(acc, v[kw], ph.cert[0][kw][j]);
+    acc = dot_certified<S>(acc, v[kw], w[kw][j]);
     if constexpr (ROW) zs = S::add16(zs, S::maddubs16(v[kw], S::set1_8(1)));
   }
   if constexpr (ROW) acc = S::addi(acc, S::madd16(zs, ph.nz[j]));
@@ -158,11 +154,13 @@ void s2_phase(const RowPhase<S>& ph, const QuadPlanes first[2], const QuadPlanes
         I a[3], b[3];
         s2_planes<0>(first, j, f, C, p);
         for (int kw = 0; kw < 3; ++kw) a[kw] = S::load_raw(p[kw]);
-        acc0[j] = s2_certified<S, ROW>(ph, j, a);
+        acc0[j] = s2_certified<S, ROW>(ph, j, a, ph.cert[0]);
         if constexpr (PAIR) {
+          // Bytes (y0, y1, x2, x3): rows 2 oh + 3, 2 oh + 4 from set(oh + 2)'s lower
+          // word, rows 2 oh + 1, 2 oh + 2 from set(oh)'s upper word.
           s2_planes<0>(second, j, f, C, p2);
-          for (int kw = 0; kw < 3; ++kw) b[kw] = s2_join<S>(a[kw], S::load_raw(p2[kw]));
-          acc1[j] = s2_certified<S, ROW>(ph, j, b);
+          for (int kw = 0; kw < 3; ++kw) b[kw] = S::blend_words(S::load_raw(p2[kw]), a[kw]);
+          acc1[j] = s2_certified<S, ROW>(ph, j, b, ph.second[0]);
         }
       } else {
         I ev[3], od[3];
@@ -174,15 +172,13 @@ void s2_phase(const RowPhase<S>& ph, const QuadPlanes first[2], const QuadPlanes
         }
         acc0[j] = s2_exact<S>(ph, j, ev, od);
         if constexpr (PAIR) {
-          // Rows 2 oh + 1, 2 oh + 2 are the upper words of set(oh)'s even and odd
-          // planes, row 2 oh + 3 the lower word of set(oh + 2)'s even plane: weights
-          // with a zero word instead of joining the sets (three products, no shifts).
+          // Row 2 oh + 2 is the upper word of set(oh)'s odd plane; rows 2 oh + 3 and
+          // 2 oh + 1 the words (y0, x2) of set(oh + 2)'s and set(oh)'s even planes.
           s2_planes<1>(second, j, f, C, p);
           I acc = ph.col[j];
           for (int kw = 0; kw < 3; ++kw) {
-            acc = S::addi(acc, S::madd16(ev[kw], ph.half[0][kw][j]));
-            acc = S::addi(acc, S::madd16(od[kw], ph.even[1][kw][j]));
-            acc = S::addi(acc, S::madd16(S::load_raw(p[kw]), ph.half[1][kw][j]));
+            const I e = S::blend_words(S::load_raw(p[kw]), ev[kw]);
+            acc = dot_exact<S>(acc, e, od[kw], ph.second[1][kw][j], ph.even[1][kw][j]);
           }
           acc1[j] = acc;
         }
@@ -209,42 +205,11 @@ void s2_rows(const RowPhases<S>& phases, int amax, const QuadPlanes first[2],
   }
 }
 
-// Three plane sets in turn, each tagged with the set(oh) of the image it holds and the
-// largest byte of its quads.
-class SetSlots {
- public:
-  struct Tag {
-    int64_t image = -1;
-    int oh = 0;
-    bool operator==(const Tag&) const = default;
-  };
-  int find(const Tag& t) const {
-    for (int k = 0; k < 3; ++k)
-      if (tag_[k] == t) return k;
-    return -1;
-  }
-  // A slot holding neither `keep0` nor `keep1`, now tagged `t`.
-  int claim(const Tag& t, const Tag& keep0, const Tag& keep1) {
-    for (int k = 0; k < 3; ++k)
-      if (!(tag_[k] == keep0) && !(tag_[k] == keep1)) {
-        tag_[k] = t;
-        return k;
-      }
-    return -1;  // unreachable: three slots, two kept
-  }
-  int amax[3] = {};
-  bool words[3] = {};  // whether the slot has the exact form's planes
-
- private:
-  Tag tag_[3];
-};
-
 template <class S, bool ROW, bool FBIAS>
 void s2_run(const DepthwiseRowsArgs& a, const RowPhases<S>& phases, const ChannelRequant& q) {
   const RowRequant<S> rq(q);
   const detail::ConvGeometry& g = *a.g;
-  const int C = g.out_channels, H = g.in[1], W = g.in[2], OH = g.out[1];
-  const int64_t in_row = int64_t{W} * C;
+  const int C = g.out_channels, W = g.in[2];
   const int64_t n = int64_t{g.out[2]} * C;  // flat bytes of an output row
   // Three sets of 2 x 12 planes, each n + C bytes (the odd planes' length) rounded up to
   // whole vectors, and a vector more for the last block's loads at f + C and the spill.
@@ -269,66 +234,45 @@ void s2_run(const DepthwiseRowsArgs& a, const RowPhases<S>& phases, const Channe
     }
     builder.zp_column(planes[k][1]);
   }
-  SetSlots slots;
-  using Tag = SetSlots::Tag;
   int pending = -1;  // the slot the builder is filling
+  int amax[3] = {};    // each slot's largest byte
+  bool words[3] = {};  // whether the slot has the exact form's planes
   const auto finish = [&] {
     builder.finish();
     if (pending >= 0) {
-      slots.amax[pending] = builder.amax();
-      slots.words[pending] = builder.words();
+      amax[pending] = builder.amax();
+      words[pending] = builder.words();
     }
     pending = -1;
   };
-  const auto start = [&](const Tag& t, int slot, bool force_words) {
+  const auto start_with = [&](const SetTag& t, int slot, bool force_words) {
     const uint8_t* rows[4];
-    for (int s = 0; s < 4; ++s) {
-      const int ih = 2 * t.oh - 1 + s;
-      rows[s] = ih >= 0 && ih < H ? a.A + (t.image * H + ih) * in_row : nullptr;
-    }
+    set_rows(a, t, rows);
     builder.start(rows, planes[slot], force_words);
     pending = slot;
   };
-  // A pair when the share has a second row in the same image.
-  const auto pair_at = [&](int64_t row) { return row + 1 < a.row_end && row % OH + 1 < OH; };
-  const auto tags = [&](int64_t row, Tag t[2]) {
-    t[0] = {row / OH, static_cast<int>(row % OH)};
-    t[1] = {t[0].image, t[0].oh + 2};
+  const auto start = [&](const SetTag& t, int slot) { start_with(t, slot, false); };
+  // A pair takes the forms the larger of its sets' largest bytes allows: a set built
+  // without the exact form's planes is built again with them.
+  int pair_amax = 0;
+  const auto ready = [&](const SetTag need[2], const int slot[2]) {
+    pair_amax = std::max(amax[slot[0]], amax[slot[1]]);
+    for (int i = 0; i < 2; ++i)
+      if (forms.words(pair_amax) && !words[slot[i]]) {
+        start_with(need[i], slot[i], true);
+        finish();
+      }
   };
-  for (int64_t row = a.row_begin; row < a.row_end;) {
-    const bool pair = pair_at(row);
-    Tag need[2];
-    tags(row, need);
-    if (!pair) need[1] = need[0];
-    // The sets this pair reads: finish the pending one, build a missing one.
-    finish();
-    for (const Tag& t : need)
-      if (slots.find(t) < 0) {
-        start(t, slots.claim(t, need[0], need[1]), false);
-        finish();
-      }
-    const int s0 = slots.find(need[0]), s1 = slots.find(need[1]);
-    const int amax = std::max(slots.amax[s0], slots.amax[s1]);
-    for (const Tag& t : need)
-      if (forms.words(amax) && !slots.words[slots.find(t)]) {
-        start(t, slots.find(t), true);
-        finish();
-      }
-    // Ahead: the next step's first set not built yet.
-    const int64_t next = row + (pair ? 2 : 1);
-    if (next < a.row_end) {
-      Tag ahead[2];
-      tags(next, ahead);
-      const Tag t = slots.find(ahead[0]) < 0 || !pair_at(next) ? ahead[0] : ahead[1];
-      if (slots.find(t) < 0) start(t, slots.claim(t, need[0], need[1]), false);
-    }
+  const auto run = [&](int64_t row, bool pair, int s0, int s1) {
     uint8_t* out = a.C + row * n;
     if (pair)
-      s2_rows<S, true, ROW, FBIAS>(phases, amax, planes[s0], planes[s1], C, n, rq, out, builder);
+      s2_rows<S, true, ROW, FBIAS>(phases, pair_amax, planes[s0], planes[s1], C, n, rq, out,
+                                   builder);
     else
-      s2_rows<S, false, ROW, FBIAS>(phases, amax, planes[s0], planes[s0], C, n, rq, out, builder);
-    row = next;
-  }
+      s2_rows<S, false, ROW, FBIAS>(phases, pair_amax, planes[s0], planes[s0], C, n, rq, out,
+                                    builder);
+  };
+  walk_set_pairs(a, start, finish, ready, run);
 }
 
 }  // namespace

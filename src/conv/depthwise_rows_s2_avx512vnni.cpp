@@ -24,6 +24,7 @@
 
 #include "common/intrinsics.h"
 #include "conv/depthwise_layout.h"
+#include "conv/depthwise_row_sets.h"
 #include "conv/depthwise_rows.h"
 #include "conv/depthwise_rows_phase.h"
 #include "quire/Depthwise.h"
@@ -174,48 +175,11 @@ void rows_out(const std::vector<Phase>& phases, const uint8_t* const first[2][4]
   }
 }
 
-// Three plane sets in turn, each tagged with the set(oh) of the image it holds.
-class SetRing {
- public:
-  struct Tag {
-    int64_t image = -1;
-    int oh = 0;
-    bool operator==(const Tag&) const = default;
-  };
-  SetRing(uint8_t* const planes[3][2][4]) {
-    for (int k = 0; k < 3; ++k)
-      for (int par = 0; par < 2; ++par)
-        for (int j = 0; j < 4; ++j) planes_[k][par][j] = planes[k][par][j];
-  }
-  // The slot holding `t`, or -1.
-  int find(const Tag& t) const {
-    for (int k = 0; k < 3; ++k)
-      if (tag_[k] == t) return k;
-    return -1;
-  }
-  // A slot holding neither `keep0` nor `keep1`, now tagged `t`.
-  int claim(const Tag& t, const Tag& keep0, const Tag& keep1) {
-    for (int k = 0; k < 3; ++k)
-      if (!(tag_[k] == keep0) && !(tag_[k] == keep1)) {
-        tag_[k] = t;
-        return k;
-      }
-    return -1;  // unreachable: three slots, two kept
-  }
-  using Planes = uint8_t* [2][4];  // [even set, odd set][j]
-  const Planes& planes(int k) const { return planes_[k]; }
-
- private:
-  Planes planes_[3];
-  Tag tag_[3];
-};
-
 template <bool ROW, bool FBIAS>
 void rows_run(const DepthwiseRowsArgs& a, const Natural& natural) {
   const detail::ConvGeometry& g = *a.g;
   const detail::DirectRequant& r = *a.r;
-  const int C = g.out_channels, H = g.in[1], W = g.in[2], OH = g.out[1];
-  const int64_t in_row = int64_t{W} * C;
+  const int C = g.out_channels, W = g.in[2];
   const int64_t n = int64_t{g.out[2]} * C;  // flat bytes of an output row
   const int np = depthwise_column_phases(C);
   const int8_t* columns = a.W + PackedDepthWiseConvMatrix::packedBytes(C, 9);
@@ -238,50 +202,19 @@ void rows_run(const DepthwiseRowsArgs& a, const Natural& natural) {
       }
     builder.zp_column(planes[k][1]);
   }
-  SetRing ring(planes);
-  using Tag = SetRing::Tag;
-  const auto start = [&](const Tag& t, int slot) {
+  const auto start = [&](const SetTag& t, int slot) {
     const uint8_t* rows[4];
-    for (int s = 0; s < 4; ++s) {
-      const int ih = 2 * t.oh - 1 + s;
-      rows[s] = ih >= 0 && ih < H ? a.A + (t.image * H + ih) * in_row : nullptr;
-    }
-    builder.start(rows, ring.planes(slot));
-  };
-  // A pair when the share has a second row in the same image.
-  const auto pair_at = [&](int64_t row) { return row + 1 < a.row_end && row % OH + 1 < OH; };
-  const auto tags = [&](int64_t row, Tag t[2]) {
-    t[0] = {row / OH, static_cast<int>(row % OH)};
-    t[1] = {t[0].image, t[0].oh + 2};
+    set_rows(a, t, rows);
+    builder.start(rows, planes[slot]);
   };
   const Requant rq = make_requant(r);
-  for (int64_t row = a.row_begin; row < a.row_end;) {
-    const bool pair = pair_at(row);
-    Tag need[2];
-    tags(row, need);
-    if (!pair) need[1] = need[0];
-    // The sets this pair reads: finish the pending one, build a missing one.
-    builder.finish();
-    for (const Tag& t : need)
-      if (ring.find(t) < 0) {
-        start(t, ring.claim(t, need[0], need[1]));
-        builder.finish();
-      }
-    // Ahead: the next step's first set not built yet.
-    const int64_t next = row + (pair ? 2 : 1);
-    if (next < a.row_end) {
-      Tag ahead[2];
-      tags(next, ahead);
-      const Tag t = ring.find(ahead[0]) < 0 || !pair_at(next) ? ahead[0] : ahead[1];
-      if (ring.find(t) < 0) start(t, ring.claim(t, need[0], need[1]));
-    }
-    const SetRing::Planes& first = ring.planes(ring.find(need[0]));
-    const SetRing::Planes& second = ring.planes(ring.find(need[1]));
+  const auto run = [&](int64_t row, bool pair, int s0, int s1) {
     uint8_t* out = a.C + row * n;
-    if (pair) rows_out<true, ROW, FBIAS>(phases, first, second, C, n, rq, out, builder);
-    else rows_out<false, ROW, FBIAS>(phases, first, first, C, n, rq, out, builder);
-    row = next;
-  }
+    if (pair) rows_out<true, ROW, FBIAS>(phases, planes[s0], planes[s1], C, n, rq, out, builder);
+    else rows_out<false, ROW, FBIAS>(phases, planes[s0], planes[s0], C, n, rq, out, builder);
+  };
+  walk_set_pairs(
+      a, start, [&] { builder.finish(); }, [](const SetTag*, const int*) {}, run);
 }
 
 }  // namespace

@@ -39,8 +39,8 @@ struct RowPhase {
   I cert[2][3][4];  // [role][kw][j]: bytes [w0, w1, w2, z] / [z, w0, w1, w2] (w = tap (r, kw))
   I even[2][3][4];  // words for quad bytes (x0, x2): (w0', w2') / (0, w1')    (w' = w - z)
   I odd[2][3][4];   // words for quad bytes (x1, x3): (w1', 0) / (w0', w2')
-  I half[2][3][4];  // stride 2's second row: (0, w0') on a set's even words, (w2', 0) on
-                    // the next set's (depthwise_rows_s2.h)
+  I second[2][3][4];  // stride 2's second row on the blend of two sets (depthwise_rows_s2.h):
+                      // [0] bytes [w2, z, w0, w1], [1] words (w2', w0')
   I nz[4];          // (-z, -z) as int16: the certified form's zero-point term
   I col[4];         // col_term
   F mult[4], fbias[4];
@@ -50,6 +50,9 @@ struct RowPhase {
   // a pair sum of activations in [0, a] lies in [a N, a P] (docs/kernel-contract.md,
   // "The saturation certificate"), so limit = min(255, 32767 / P, 32768 / -N).
   int limit;
+  // Left uninitialized: gather_row_phases writes every member, and zeroing the phases
+  // (3.6 KB each, 30 for 960 channels) cost a small layer's call a few percent.
+  RowPhase() {}
 };
 
 template <class S>
@@ -97,8 +100,9 @@ RowPhases<S> gather_row_phases(const ChannelParams& n, const int8_t* columns, in
         p.odd[0][kw][j] = S::sub16(o, S::andi(z, word));
         p.even[1][kw][j] = S::sub16(S::template slli32<16>(o), S::template slli32<16>(z));
         p.odd[1][kw][j] = p.even[0][kw][j];
-        p.half[0][kw][j] = S::template slli32<16>(p.even[0][kw][j]);
-        p.half[1][kw][j] = S::template srli32<16>(p.even[0][kw][j]);
+        const auto swap = [](I v) { return S::ori(S::template srli32<16>(v), S::template slli32<16>(v)); };
+        p.second[0][kw][j] = swap(c0);
+        p.second[1][kw][j] = swap(p.even[0][kw][j]);
         for (int role = 0; role < 2; ++role) {
           const I c = p.cert[role][kw][j];
           const I ce = S::template srai16<8>(S::template slli16<8>(c)), co = S::template srai16<8>(c);
@@ -196,9 +200,10 @@ struct PlaneForms {
 };
 
 // The quads of four rows' bytes x[0..3] (plane j: the j-th of the in-lane unpacks),
-// stored as the forms ask.
+// stored as the forms ask. Always inlined: a call passes x through memory and reloads
+// the plane pointers (a fifth of a small stride-2 layer's time in a profile).
 template <class S>
-void store_quads(const typename S::I x[4], const QuadPlanes& pl, int64_t at, bool quads,
+__attribute__((always_inline)) inline void store_quads(const typename S::I x[4], const QuadPlanes& pl, int64_t at, bool quads,
                  bool words) {
   using I = typename S::I;
   const I u0 = S::unpacklo8(x[0], x[1]), u1 = S::unpackhi8(x[0], x[1]);

@@ -122,6 +122,8 @@ struct ConvAvx2 : detail::Avx2 {
   static I srli32(I v) {
     return _mm256_srli_epi32(v, N);
   }
+  // Per dword: the low word of lo, the high word of hi (vpblendw, off the multiply ports).
+  static I blend_words(I lo, I hi) { return _mm256_blend_epi16(lo, hi, 0xaa); }
   static F castf(I v) { return _mm256_castsi256_ps(v); }
   // The largest byte, signed word, smallest signed word of a vector.
   static int hmax_u8(I v) {
