@@ -87,7 +87,8 @@ void bag_chunk(const BagJob& j) {
   const int64_t end = j.begin + j.len;
   // Rows k < pf_end prefetch the row `prefetch` indices ahead (it exists), the rest
   // nothing. Its index is checked already (run_bags); -1 (pruned) prefetches a line
-  // before the table, which is harmless: a prefetch never faults.
+  // before the table, which is harmless: a prefetch never faults. The address is formed
+  // as an integer, since pointer arithmetic outside the table would be undefined.
   const int64_t pf_end =
       j.prefetch > 0 ? std::clamp(j.index_size - j.prefetch, j.begin, end) : j.begin;
   const int64_t ahead = j.prefetch;
@@ -105,7 +106,7 @@ void bag_chunk(const BagJob& j) {
   // Inlined early: GCC deems a function that only prefetches free of effects and drops
   // its calls (GCC 12: no prefetch instruction was left) unless inlined before that.
   auto prefetch_row = [&](int64_t r) __attribute__((always_inline)) {
-    const uint8_t* p = pf_table + r * stride;
+    const auto* p = reinterpret_cast<const uint8_t*>(reinterpret_cast<uintptr_t>(pf_table) + r * stride);
     if (pf_short) {
 #pragma GCC unroll 16
       for (int64_t l = 0; l < kLines; ++l)
