@@ -14,18 +14,6 @@ namespace {
 
 [[noreturn]] void bad(const std::string& what) { throw std::invalid_argument(what); }
 
-// The largest index of idx[0..n) if all lie in [low, data_size), else -2.
-template <class Index>
-int64_t checked_max(const Index* idx, int64_t n, int64_t data_size, int64_t low) {
-  // A min / max reduction: it vectorizes, where an early exit would not.
-  Index lo = 0, hi = -1;
-  for (int64_t i = 0; i < n; ++i) {
-    lo = std::min(lo, idx[i]);
-    hi = std::max(hi, idx[i]);
-  }
-  return lo >= low && int64_t{hi} < data_size ? int64_t{hi} : -2;
-}
-
 }  // namespace
 
 int64_t row_data_bytes(RowFormat format, int64_t block_size) {
@@ -163,9 +151,10 @@ bool run_bags(const BagPlan& p, int64_t output_size, int64_t index_size, int64_t
               const float* weights, void* out) {
   if (output_size < 0 || index_size < 0 || data_size < 0) return false;
   if (!p.no_bag && !bags_cover(ol, p.use_offsets, output_size, index_size)) return false;
-  const int64_t max_row = p.no_bag ? checked_max(indices, output_size, data_size, 0)
-                                   : checked_max(indices, index_size, data_size,
-                                                 p.skip_minus_one ? -1 : 0);
+  const MaxIndexFn max_index = p.kernels->max_index[sizeof(Index) == 8 ? 1 : 0];
+  const int64_t max_row = p.no_bag ? max_index(indices, output_size, data_size, 0)
+                                   : max_index(indices, index_size, data_size,
+                                               p.skip_minus_one ? -1 : 0);
   if (max_row == -2) return false;
   run_checked_bags(p, output_size, index_size, data_size, max_row, table, indices, ol, weights,
                    out);

@@ -59,6 +59,10 @@ struct BagJob {
 
 using BagFn = void (*)(const BagJob& job);
 
+// The largest of the n indices at idx (int32_t or int64_t, by the routine) if all lie in
+// [low, data_size), else -2; -1 for n = 0.
+using MaxIndexFn = int64_t (*)(const void* idx, int64_t n, int64_t data_size, int64_t low);
+
 // Routines by [row format][index type: 0 int32, 1 int64][safe][vectors per chunk - 1].
 // A chunk whose last vector is partial reads that vector whole (past the row's end)
 // unless safe, which copies the row's last bytes out first: for calls that touch the
@@ -67,6 +71,9 @@ inline constexpr int kMaxChunkVectors = 8;
 struct EmbeddingKernels {
   int lanes;  // floats per vector
   BagFn bag[kRowFormatCount][2][2][kMaxChunkVectors];
+  // By index type (0 int32, 1 int64): compiled per path, where the min / max reduction
+  // vectorizes with the path's instructions (baseline x86-64 lacks a 32-bit min / max).
+  MaxIndexFn max_index[2];
 };
 
 extern const EmbeddingKernels kEmbeddingPortable;
