@@ -106,7 +106,8 @@ void bag_chunk(const BagJob& j) {
   // Inlined early: GCC deems a function that only prefetches free of effects and drops
   // its calls (GCC 12: no prefetch instruction was left) unless inlined before that.
   auto prefetch_row = [&](int64_t r) __attribute__((always_inline)) {
-    const auto* p = reinterpret_cast<const uint8_t*>(reinterpret_cast<uintptr_t>(pf_table) + r * stride);
+    const uintptr_t at = reinterpret_cast<uintptr_t>(pf_table) + r * stride;
+    const auto* p = reinterpret_cast<const uint8_t*>(at);
     if (pf_short) {
 #pragma GCC unroll 16
       for (int64_t l = 0; l < kLines; ++l)
