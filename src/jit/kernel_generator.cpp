@@ -36,15 +36,18 @@ int vectors_for(const KernelSpec& s) {
 // [A even: exact, exact_wide][product: all but VNNI][constant: exact, pair_safe]. A is the
 // row's broadcast (exact: split in place, it becomes the odd half; exact_wide: the odd pair;
 // exact_sxb: the whole step). exact_sxb: B is the sign-extended 4-column groups, and after
-// the fold row r's 8 columns are in acc(r, 0).
+// the fold row r's 8 columns are in acc(r, 0). Tiles spanning B panels (panel_vectors)
+// keep no B registers: the dot product reads B from memory.
 struct RegMap {
   int nv, mr;
   DotStyle style;
+  bool b_in_memory = false;
   bool split() const { return style == DotStyle::exact || style == DotStyle::exact_wide; }
+  int b_regs() const { return b_in_memory ? 0 : (split() ? 2 : 1) * nv; }
   int acc(int r, int v) const { return r * nv + v; }
   int b(int v) const { return mr * nv + v; }            // B, or the split B even
   int b_odd(int v) const { return mr * nv + nv + v; }   // exact, exact_wide only
-  int a() const { return mr * nv + (split() ? 2 : 1) * nv; }
+  int a() const { return mr * nv + b_regs(); }
   int a_even() const { return a() + 1; }                // exact, exact_wide only
   int product() const { return a() + (split() ? 2 : 1); }
   int constant() const { return product() + 1; }
@@ -67,7 +70,7 @@ class KernelEmitter final : public TileLoopEmitter {
       : TileLoopEmitter(a, s.mr), s_(s), zmm_(is_zmm(s.isa)),
         opmask_(detail::traits(s.isa).tails == detail::TailMask::opmask),
         vec_bytes_(zmm_ ? 64 : 32),
-        map_{vectors_for(s), s.mr, dot_style(s)}, out_nv_(s.sx_b ? (map_.nv + 1) / 2 : map_.nv),
+        map_{vectors_for(s), s.mr, dot_style(s), s.panel_vectors > 0}, out_nv_(s.sx_b ? (map_.nv + 1) / 2 : map_.nv),
         tail_(s.nr % int32_lanes(s.isa)),
         dot_(a, s.isa, map_.style, zmm_,
              DotRegs{vec(map_.a_even()), vec(map_.a()), vec(map_.product()), vec(map_.constant())}),
@@ -118,12 +121,36 @@ class KernelEmitter final : public TileLoopEmitter {
     stage_.embed_data();
   }
 
+  // Vector v of the step: in the one panel, or (panel_vectors) vector v % pv of panel
+  // v / pv, panels kPanelStride apart (panel 3 at kPanelStride3).
   x86::Mem b_vector(int v) const {
-    return zmm_ ? x86::zmmword_ptr(kBCursor, v * vec_bytes_) : x86::ymmword_ptr(kBCursor, v * vec_bytes_);
+    const uint32_t size = zmm_ ? 64 : 32;
+    if (s_.panel_vectors == 0) return x86::ptr(kBCursor, v * vec_bytes_, size);
+    const int panel = v / s_.panel_vectors, disp = v % s_.panel_vectors * vec_bytes_;
+    if (panel == 0) return x86::ptr(kBCursor, disp, size);
+    if (panel == 3) return x86::ptr(kBCursor, kPanelStride3, 0, disp, size);
+    return x86::ptr(kBCursor, kPanelStride, panel == 2 ? 1 : 0, disp, size);
+  }
+
+  // Tiles spanning B panels have at most 3 rows, so the A cursors' rbx and rcx are free
+  // for the panel stride and three times it (set per row panel: the stage uses them).
+  static constexpr x86::Gp kPanelStride = x86::rbx, kPanelStride3 = x86::rcx;
+  void begin_k_loop() override {
+    if (s_.panel_vectors == 0) return;
+    a_.mov(kPanelStride, arg(offsetof(MicroKernelArgs, b_panel_stride)));
+    a_.lea(kPanelStride3, x86::ptr(kPanelStride, kPanelStride, 1));
   }
 
   // One K step: the nv B vectors, then per row the A broadcast and nv dot products.
   void dot_step() override {
+    if (map_.b_in_memory) {
+      for (int r = 0; r < s_.mr; ++r) {
+        a_.vpbroadcastd(vec(map_.a()), row_operand(r));
+        const DotOperand a{vec(map_.a()), vec(map_.a())};
+        for (int v = 0; v < map_.nv; ++v) dot_.multiply_add(vec(map_.acc(r, v)), a, b_vector(v));
+      }
+      return;
+    }
     if (s_.sx_b) {
       std::vector<DotOperand> b(static_cast<size_t>(map_.nv));
       for (int g = 0; g < map_.nv; ++g) {
@@ -247,6 +274,12 @@ bool registers_fit(const KernelSpec& s) {
   const detail::IsaTraits& t = detail::traits(s.isa);
   if (s.acc16 && !t.acc16_saturates) return false;  // acc16 runs exact there
   if (s.pair_safe && (s.acc16 || t.vnni)) return false;  // it replaces the exact split
+  if (s.panel_vectors > 0) {  // pair-safe small-M tiles over up to 4 panels
+    const RegMap map{vectors_for(s), s.mr, DotStyle::pair_safe, true};
+    return s.pair_safe && !s.acc16 && !t.vnni && !s.narrow && !s.wide_a && !s.sx_b &&
+           !s.stage.requantize && s.mr <= 3 && s.panel_vectors <= 7 &&
+           vectors_for(s) <= 4 * s.panel_vectors && map.needed() <= vector_registers(s.isa);
+  }
   if (s.sx_b)  // avx2's exact form on linear wide A (its stage temporaries: ymm12, ymm13)
     return s.wide_a && s.isa == Isa::avx2 && !s.narrow && !s.acc16 && !s.pair_safe &&
            RegMap{vectors_for(s), s.mr, DotStyle::exact_sxb}.needed() <= vector_registers(s.isa);
@@ -281,7 +314,8 @@ std::string kernel_name(const KernelSpec& s) {
   return std::string(s.acc16 ? "u8s8s16" : "u8s8s32") + "_mr" + std::to_string(s.mr) + "_nr" +
          std::to_string(s.nr) + "_" + detail::traits(s.isa).kernel_suffix +
          (s.narrow ? "_narrow" : "") + (s.pair_safe ? "_pairsafe" : "") +
-         (s.wide_a ? "_widea" : "") + (s.sx_b ? "_sxb" : "") + (s.row_sums ? "_rowsums" : "") + stage_name(s.stage);
+         (s.wide_a ? "_widea" : "") + (s.sx_b ? "_sxb" : "") +
+         (s.panel_vectors > 0 ? "_pv" + std::to_string(s.panel_vectors) : "") + (s.row_sums ? "_rowsums" : "") + stage_name(s.stage);
 }
 
 void emit_micro_kernel(x86::Assembler& a, const KernelSpec& spec) {
