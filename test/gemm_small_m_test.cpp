@@ -38,8 +38,8 @@ int int32_mismatches(int M, int N, int K, const std::vector<uint8_t>& A,
   return compare_buffers(want.data(), C.data(), M, N, N, 0);
 }
 
-// Runs before the grids (which would generate the kernels first): a 1-row call on 7-bit
-// A runs the tiles spanning panels (QUIRE_JIT_DUMP names every kernel the process
+// Runs before the grids (which would generate the kernels first): a 1-row call runs the
+// tiles spanning panels (QUIRE_JIT_DUMP names every kernel the process
 // generates; their names end in _pv<n>).
 TEST(GemmSmallM, OneRowRunsTheTilesSpanningPanels) {
   for (inst_set_t path : kPaths) {
@@ -51,15 +51,23 @@ TEST(GemmSmallM, OneRowRunsTheTilesSpanningPanels) {
     std::filesystem::create_directories(dir);
     ::setenv("QUIRE_JIT_DUMP", dir.c_str(), 1);
     const int M = 1, N = 211, K = 45;  // a shape no other test here uses: fresh kernels
-    const auto A = random_vector<uint8_t>(size_t(M) * K, 0, 127, 7);
-    const auto B = random_vector<int8_t>(size_t(K) * N, -128, 127, 8);
-    EXPECT_EQ(int32_mismatches(M, N, K, A, B, 1), 0) << instSetName(path);
+    for (int a_max : {127, 255}) {  // pair-safe; full-range A: the exact form
+      const auto A = random_vector<uint8_t>(size_t(M) * K, 0, a_max, 7);
+      const auto B = random_vector<int8_t>(size_t(K) * N, -128, 127, 8);
+      EXPECT_EQ(int32_mismatches(M, N, K, A, B, 1), 0) << instSetName(path);
+    }
     ::unsetenv("QUIRE_JIT_DUMP");
-    int spanning = 0;
-    for (const auto& f : std::filesystem::directory_iterator(dir))
-      spanning += f.path().filename().string().find("_pairsafe_pv") != std::string::npos;
+    int pair_safe = 0, sx_b = 0;
+    for (const auto& f : std::filesystem::directory_iterator(dir)) {
+      pair_safe += f.path().filename().string().find("_pairsafe_pv") != std::string::npos;
+      sx_b += f.path().filename().string().find("_sxb_pv") != std::string::npos;
+    }
     std::filesystem::remove_all(dir);
-    EXPECT_GT(spanning, 0) << instSetName(path);
+    EXPECT_GT(pair_safe, 0) << instSetName(path);
+    // avx2's exact form of one row also spans panels (sx_b: avx2 only).
+    if (path == inst_set_t::avx2) {
+      EXPECT_GT(sx_b, 0);
+    }
   }
 }
 

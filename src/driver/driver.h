@@ -109,12 +109,15 @@ class KernelSet {
   // one accumulator per vector, plus A, product and ones; B is read from memory), so each
   // A broadcast and loop step covers 2-4 panels' columns and one call walks them all;
   // otherwise 1 (the call's mr x nr tile). avx2 (16 columns): 1 row 4 panels, 2 rows 3,
-  // 3 rows 2.
+  // 3 rows 2. The same for one row in avx2's sx_b form (one accumulator per 4 columns,
+  // plus one B group, A and product): 3 panels.
   int lanes() const { return lanes_; }
   int panels(int rows, int width, KernelForm form) const {
-    if (form != KernelForm::pair_safe || !has_pair_safe() || rows > 3 || width % lanes_ != 0)
-      return 1;
-    const int per_panel = rows * (width / lanes_);
+    if (width % lanes_ != 0) return 1;
+    int per_panel = 0;  // accumulators per panel
+    if (form == KernelForm::pair_safe && has_pair_safe() && rows <= 3) per_panel = rows * (width / lanes_);
+    if (form == KernelForm::wide && sx_b_ && rows == 1) per_panel = width / 4;
+    if (per_panel == 0) return 1;
     return std::max(1, std::min(4, (vector_registers_ - 3) / per_panel));
   }
   // Rows per narrow tile for an output of nr columns (3 <= nr <= 8), or 0 if the path

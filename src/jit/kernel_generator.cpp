@@ -37,13 +37,17 @@ int vectors_for(const KernelSpec& s) {
 // row's broadcast (exact: split in place, it becomes the odd half; exact_wide: the odd pair;
 // exact_sxb: the whole step). exact_sxb: B is the sign-extended 4-column groups, and after
 // the fold row r's 8 columns are in acc(r, 0). Tiles spanning B panels (panel_vectors)
-// keep no B registers: the dot product reads B from memory.
+// keep no B registers (the dot product reads B from memory), or for exact_sxb one, each
+// group sign-extended just before its use.
 struct RegMap {
   int nv, mr;
   DotStyle style;
   bool b_in_memory = false;
   bool split() const { return style == DotStyle::exact || style == DotStyle::exact_wide; }
-  int b_regs() const { return b_in_memory ? 0 : (split() ? 2 : 1) * nv; }
+  int b_regs() const {
+    if (b_in_memory) return style == DotStyle::exact_sxb ? 1 : 0;
+    return (split() ? 2 : 1) * nv;
+  }
   int acc(int r, int v) const { return r * nv + v; }
   int b(int v) const { return mr * nv + v; }            // B, or the split B even
   int b_odd(int v) const { return mr * nv + nv + v; }   // exact, exact_wide only
@@ -121,16 +125,19 @@ class KernelEmitter final : public TileLoopEmitter {
     stage_.embed_data();
   }
 
-  // Vector v of the step: in the one panel, or (panel_vectors) vector v % pv of panel
-  // v / pv, panels kPanelStride apart (panel 3 at kPanelStride3).
-  x86::Mem b_vector(int v) const {
-    const uint32_t size = zmm_ ? 64 : 32;
-    if (s_.panel_vectors == 0) return x86::ptr(kBCursor, v * vec_bytes_, size);
-    const int panel = v / s_.panel_vectors, disp = v % s_.panel_vectors * vec_bytes_;
+  // Item i (`bytes` each, `size` the operand's) of the step: in the one panel, or
+  // (panel_vectors) item i % per_panel of panel i / per_panel, panels kPanelStride apart
+  // (panel 3 at kPanelStride3).
+  x86::Mem b_item(int i, int bytes, int per_panel, uint32_t size) const {
+    if (s_.panel_vectors == 0) return x86::ptr(kBCursor, i * bytes, size);
+    const int panel = i / per_panel, disp = i % per_panel * bytes;
     if (panel == 0) return x86::ptr(kBCursor, disp, size);
     if (panel == 3) return x86::ptr(kBCursor, kPanelStride3, 0, disp, size);
     return x86::ptr(kBCursor, kPanelStride, panel == 2 ? 1 : 0, disp, size);
   }
+  x86::Mem b_vector(int v) const { return b_item(v, vec_bytes_, s_.panel_vectors, vec_bytes_); }
+  // exact_sxb: the 16 bytes of columns 4g .. 4g + 3 (2 groups per 8-lane vector).
+  x86::Mem b_group(int g) const { return b_item(g, 16, 2 * s_.panel_vectors, 16); }
 
   // Tiles spanning B panels have at most 3 rows, so the A cursors' rbx and rcx are free
   // for the panel stride and three times it (set per row panel: the stage uses them).
@@ -143,6 +150,15 @@ class KernelEmitter final : public TileLoopEmitter {
 
   // One K step: the nv B vectors, then per row the A broadcast and nv dot products.
   void dot_step() override {
+    if (map_.b_in_memory && s_.sx_b) {  // one row: each group sign-extended, then used
+      const DotOperand a = dot_.load_linear_a(row_operand(0));
+      const x86::Vec bg = vec(map_.b(0));
+      for (int g = 0; g < map_.nv; ++g) {
+        a_.vpmovsxbw(bg, b_group(g));
+        dot_.multiply_add(vec(map_.acc(0, g)), a, DotOperand{bg, bg});
+      }
+      return;
+    }
     if (map_.b_in_memory) {
       for (int r = 0; r < s_.mr; ++r) {
         a_.vpbroadcastd(vec(map_.a()), row_operand(r));
@@ -155,7 +171,7 @@ class KernelEmitter final : public TileLoopEmitter {
       std::vector<DotOperand> b(static_cast<size_t>(map_.nv));
       for (int g = 0; g < map_.nv; ++g) {
         const x86::Vec bg = vec(map_.b(g));
-        a_.vpmovsxbw(bg, x86::xmmword_ptr(kBCursor, g * 16));  // columns 4g .. 4g + 3
+        a_.vpmovsxbw(bg, b_group(g));  // columns 4g .. 4g + 3
         b[g] = {bg, bg};
       }
       for (int r = 0; r < s_.mr; ++r) {
@@ -274,11 +290,14 @@ bool registers_fit(const KernelSpec& s) {
   const detail::IsaTraits& t = detail::traits(s.isa);
   if (s.acc16 && !t.acc16_saturates) return false;  // acc16 runs exact there
   if (s.pair_safe && (s.acc16 || t.vnni)) return false;  // it replaces the exact split
-  if (s.panel_vectors > 0) {  // pair-safe small-M tiles over up to 4 panels
-    const RegMap map{vectors_for(s), s.mr, DotStyle::pair_safe, true};
-    return s.pair_safe && !s.acc16 && !t.vnni && !s.narrow && !s.wide_a && !s.sx_b &&
-           !s.stage.requantize && s.mr <= 3 && s.panel_vectors <= 7 &&
-           vectors_for(s) <= 4 * s.panel_vectors && map.needed() <= vector_registers(s.isa);
+  if (s.panel_vectors > 0) {  // small-M tiles over up to 4 panels: pair-safe, or 1-row sx_b
+    const RegMap map{vectors_for(s), s.mr, dot_style(s), true};
+    const int per_panel = (s.sx_b ? 2 : 1) * s.panel_vectors;
+    const bool form = s.sx_b ? s.wide_a && s.isa == Isa::avx2 && !s.pair_safe && s.mr == 1
+                             : s.pair_safe && !s.wide_a;
+    return form && !s.acc16 && !t.vnni && !s.narrow && !s.stage.requantize && s.mr <= 3 &&
+           s.panel_vectors <= 7 && vectors_for(s) <= 4 * per_panel &&
+           map.needed() <= vector_registers(s.isa);
   }
   if (s.sx_b)  // avx2's exact form on linear wide A (its stage temporaries: ymm12, ymm13)
     return s.wide_a && s.isa == Isa::avx2 && !s.narrow && !s.acc16 && !s.pair_safe &&

@@ -36,9 +36,10 @@ struct KernelSpec {
   bool sx_b = false;
   // Small-M column kernels (KernelSet::panels): the tile spans consecutive B panels of
   // panel_vectors vectors each, args->b_panel_stride bytes apart; vector v of a row is
-  // vector v % panel_vectors of panel v / panel_vectors (at most 4 panels, 3 rows, no
-  // output stage; pair-safe and VNNI forms, B read from memory by the dot product).
-  // 0: the tile lies in one panel.
+  // vector v % panel_vectors of panel v / panel_vectors (at most 4 panels, no output
+  // stage): pair-safe tiles of 1-3 rows, B read from memory by vpmaddubsw, and avx2's
+  // sx_b tiles of 1 row, each B group sign-extended just before its use. 0: the tile
+  // lies in one panel.
   int panel_vectors = 0;
 };
 
