@@ -160,10 +160,10 @@ void compute_block(KernelSet& kernels, const BlockCall& call) {
     const int nr = std::min({kernels.nr(), width - offset, n0 + nc - col});
     const KernelForm form = form_of(panel);
     if (kernels.has_pair_safe()) kernels.count_form(form);
-    // A block of 1-3 rows (one call, requantized after the loop) walks up to
-    // KernelSet::panels consecutive pair-safe panels in one call of a wider tile.
-    if (const int span = kernels.panels(mc, width, form); span > 1 && offset == 0 && mc < mr &&
-                                                                 kernels.nr() >= width) {
+    // A block of fewer rows than a panel (one call, requantized after the loop) walks up
+    // to KernelSet::panels consecutive panels of one form in one call of a wider tile.
+    const int span = kernels.panels(mc, width, form);
+    if (span > 1 && offset == 0 && mc < mr && kernels.nr() >= width) {
       int end = col + nr, spanned = 1;
       for (; spanned < span && end < n0 + nc && form_of(end / width) == form; ++spanned)
         end = std::min(end + width, n0 + nc);

@@ -104,7 +104,7 @@ class KernelSet {
   // 8-column calls (1 row: 65 against 62 GOPS, kernel alone); elsewhere the call's mr x nr.
   int wide_mr(int rows) const { return sx_b_ ? (rows < 3 ? 2 : 6) : mr_; }
   int wide_nr(int rows) const { return sx_b_ ? (rows < 3 ? 16 : 8) : nr_; }
-  // The B panels one pair-safe call spans for an A block of `rows` rows on panels `width`
+  // The B panels one call spans for an A block of `rows` rows on panels `width`
   // columns wide: with 1-3 rows, as many as fit the registers (up to 4; each row takes
   // one accumulator per vector, plus A, product and ones; B is read from memory), so each
   // A broadcast and loop step covers 2-4 panels' columns and one call walks them all;
@@ -115,7 +115,8 @@ class KernelSet {
   int panels(int rows, int width, KernelForm form) const {
     if (width % lanes_ != 0) return 1;
     int per_panel = 0;  // accumulators per panel
-    if (form == KernelForm::pair_safe && has_pair_safe() && rows <= 3) per_panel = rows * (width / lanes_);
+    if (form == KernelForm::pair_safe && has_pair_safe() && rows <= 3)
+      per_panel = rows * (width / lanes_);
     if (form == KernelForm::wide && sx_b_ && rows == 1) per_panel = width / 4;
     if (per_panel == 0) return 1;
     return std::max(1, std::min(4, (vector_registers_ - 3) / per_panel));

@@ -74,7 +74,8 @@ class KernelEmitter final : public TileLoopEmitter {
       : TileLoopEmitter(a, s.mr), s_(s), zmm_(is_zmm(s.isa)),
         opmask_(detail::traits(s.isa).tails == detail::TailMask::opmask),
         vec_bytes_(zmm_ ? 64 : 32),
-        map_{vectors_for(s), s.mr, dot_style(s), s.panel_vectors > 0}, out_nv_(s.sx_b ? (map_.nv + 1) / 2 : map_.nv),
+        map_{vectors_for(s), s.mr, dot_style(s), s.panel_vectors > 0},
+        out_nv_(s.sx_b ? (map_.nv + 1) / 2 : map_.nv),
         tail_(s.nr % int32_lanes(s.isa)),
         dot_(a, s.isa, map_.style, zmm_,
              DotRegs{vec(map_.a_even()), vec(map_.a()), vec(map_.product()), vec(map_.constant())}),
@@ -334,7 +335,8 @@ std::string kernel_name(const KernelSpec& s) {
          std::to_string(s.nr) + "_" + detail::traits(s.isa).kernel_suffix +
          (s.narrow ? "_narrow" : "") + (s.pair_safe ? "_pairsafe" : "") +
          (s.wide_a ? "_widea" : "") + (s.sx_b ? "_sxb" : "") +
-         (s.panel_vectors > 0 ? "_pv" + std::to_string(s.panel_vectors) : "") + (s.row_sums ? "_rowsums" : "") + stage_name(s.stage);
+         (s.panel_vectors > 0 ? "_pv" + std::to_string(s.panel_vectors) : "") +
+         (s.row_sums ? "_rowsums" : "") + stage_name(s.stage);
 }
 
 void emit_micro_kernel(x86::Assembler& a, const KernelSpec& spec) {
