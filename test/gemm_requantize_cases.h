@@ -31,7 +31,9 @@ namespace quire::test {
 using Gran = QuantizationGranularity;
 
 enum class Bias { none, i32, f32 };
-enum class Data { random, a255_bmin, a255_bmax };  // full range, or A = 255 with B = -128 / 127
+// Full range; A = 255 with B = -128 / 127; or A in 0..127 (7-bit, reduce_range) with
+// full-range B, which the saturation certificate runs on the pair-safe kernels.
+enum class Data { random, a255_bmin, a255_bmax, a7bit };
 
 inline constexpr uint8_t kSentinelU8 = 0xA5;
 inline constexpr uint32_t kSentinelF32Bits = 0x7FC0DEAD;  // a NaN no computation produces
@@ -73,6 +75,7 @@ inline std::string describe(const Config& c) {
     << " BIAS_T=" << (c.float_bias_type ? "float" : "int32_t") << " a_zp=" << c.a_zp
     << " b_sym=" << c.b_sym << " null_offsets=" << c.null_offsets << " data="
     << (c.data == Data::random      ? "random"
+        : c.data == Data::a7bit     ? "A7bit"
         : c.data == Data::a255_bmin ? "A255,B-128"
                                     : "A255,B127")
     << " pads=" << c.lda_pad << "," << c.ldb_pad << "," << c.ldc_pad << " seed=" << c.seed;
@@ -144,9 +147,11 @@ inline std::unique_ptr<Problem> build_problem(const Config& c) {
   // Logical A (M x Ktot) and B (Ktot x N, groups stacked along K), row-major.
   std::vector<uint8_t> A(size_t(M) * Ktot);
   std::vector<int8_t> B(size_t(Ktot) * N);
-  if (c.data == Data::random) {
+  if (c.data == Data::random || c.data == Data::a7bit) {
     fill_random_bytes(A, rng);
     fill_random_bytes(B, rng);
+    if (c.data == Data::a7bit)
+      for (uint8_t& a : A) a &= 127;
   } else {
     std::fill(A.begin(), A.end(), uint8_t(255));
     std::fill(B.begin(), B.end(), int8_t(c.data == Data::a255_bmin ? -128 : 127));

@@ -142,6 +142,44 @@ TEST_P(KernelSweep, StridesAndSlices) {
               }
 }
 
+// The small-M tiles that span B panels (KernelSpec::panel_vectors): pair-safe tiles of
+// 1-3 rows and avx2's one-row sx_b tiles x panels of 1-3 vectors, every column count from
+// one panel plus one column to four whole panels around the vector and panel boundaries,
+// every tile the registers fit.
+TEST_P(KernelSweep, TilesSpanningPanels) {
+  if (traits().vector_bytes == 0 || traits().vnni)
+    GTEST_SKIP() << traits().name << " has no pair-safe kernels";
+  const int L = lanes();
+  const bool sx_b = detail::isa_record(isa()).widen_a_linear != nullptr;
+  uint32_t seed = 2000;
+  int generated = 0;
+  for (bool exact : {false, true}) {
+    if (exact && !sx_b) continue;
+    for (int pv = 1; pv <= 3; ++pv)
+      for (int mr = 1; mr <= 3; ++mr) {
+        std::vector<int> nrs;
+        for (int v = pv + 1; v <= 4 * pv; ++v)
+          for (int nr : {v * L - L + 1, v * L - 5, v * L - 1, v * L})
+            if (nr > pv * L && (nrs.empty() || nr > nrs.back())) nrs.push_back(nr);
+        for (int nr : nrs)
+          for (int k : kDepths)
+            for (bool accumulate : {false, true}) {
+              ++seed;
+              KernelTester t;
+              t.isa(isa()).mr(mr).nr(nr).k(k).panel_vectors(pv).m_panels(1 + (mr + k) % 2)
+                  .lda_pad((mr + k) % 5).ldc_pad(nr % 3).accumulate(accumulate).seed(seed);
+              if (exact) t.wide_a(true).sx_b(true).b_kind(seed % 2 ? BKind::extreme : BKind::full);
+              else t.pair_safe(true);
+              if (!t.Generates()) continue;
+              ++generated;
+              t.Test();
+              if (HasFailure()) return;
+            }
+      }
+  }
+  EXPECT_GT(generated, 0) << "no tile spanning panels was generated";
+}
+
 // The wide exact kernels (KernelSpec::wide_a) exist on the JIT paths without VNNI, and
 // those are the paths whose record widens A for them.
 TEST(KernelSweepSets, WidenAOnThePathsWithoutVnni) {

@@ -20,6 +20,9 @@
 //      kernel may read: b_offset + ceil(nr / L) * L for column kernels (L int32 lanes),
 //      b_offset + Np (Np = 4 or 8) for narrow ones, b_offset + nr for the portable one.
 //      Columns outside the slice hold garbage that the kernel must throw away.
+//      With panel_vectors(pv) (small-M tiles spanning B panels, KernelSpec::panel_vectors)
+//      the nr columns lie in ceil(nr / W) panels of W = pv * L columns, b_panel_stride =
+//      4*k4*W + 96 bytes apart (the gaps hold garbage); the slice starts at column 0.
 //   C  m_panels*mr rows of nr int32, ldc = nr + ldc_pad apart, between two guard zones;
 //      every element outside the tile (guards and row padding) holds a sentinel that must
 //      survive the call.
@@ -102,6 +105,7 @@ class KernelTester {
   }
   KernelTester& wide_a(bool v) { wide_a_ = v; return *this; }  // A widened (KernelSpec::wide_a)
   KernelTester& sx_b(bool v) { sx_b_ = v; return *this; }  // with wide_a: KernelSpec::sx_b
+  KernelTester& panel_vectors(int v) { panel_vectors_ = v; return *this; }  // tiles spanning panels
   KernelTester& b_kind(BKind v) { b_kind_ = v; b_kind_set_ = true; return *this; }
   KernelTester& seed(uint32_t v) { seed_ = v; return *this; }
 
@@ -127,6 +131,7 @@ class KernelTester {
     std::ostringstream s;
     s << detail::traits(isa_).name << (narrow_ ? " narrow" : "") << (row_sums_ ? " row_sums" : "")
       << (acc16_ ? " acc16" : "") << (pair_safe_ ? " pair_safe" : "") << (wide_a_ ? " wide_a" : "") << (sx_b_ ? " sx_b" : "")
+      << (panel_vectors_ > 0 ? " panel_vectors=" + std::to_string(panel_vectors_) : "")
       << " mr=" << mr_ << " nr=" << nr_ << " k=" << k_
       << " m_panels=" << m_panels_ << " lda_pad=" << lda_pad_ << " ldc_pad=" << ldc_pad_
       << " b_offset=" << b_offset_ << " W=" << width() << " accumulate=" << accumulate_
@@ -180,6 +185,10 @@ class KernelTester {
       ADD_FAILURE() << describe() << ": only a float output stage writes C in place";
       return;
     }
+    if (panel_vectors_ > 0 && (b_offset_ != 0 || panel_width_ != 0)) {
+      ADD_FAILURE() << describe() << ": tiles spanning panels start at column 0 of W = pv * L";
+      return;
+    }
     if (width() < least_width()) {
       ADD_FAILURE() << describe() << ": the kernel reads " << least_width() << " panel columns";
       return;
@@ -225,12 +234,18 @@ class KernelTester {
       }
     }
 
-    // Logical B (4*k4 x W, zero past k in the slice's columns) packed into one panel.
-    const std::vector<int8_t> b_logical = draw_b(rng, k4, W);
-    GuardedArray<int8_t> b(size_t(k4) * 4 * W, Guard::after);
+    // Logical B (4*k4 x panels*W, zero past k in the slice's columns) packed into panels
+    // of W columns, panel_stride bytes apart (one panel unless panel_vectors).
+    const int panels = panel_vectors_ > 0 ? (nr_ + W - 1) / W : 1, BW = panels * W;
+    const int64_t panel_bytes = int64_t{k4} * 4 * W;
+    const int64_t panel_stride = panel_bytes + (panels > 1 ? 96 : 0);
+    const std::vector<int8_t> b_logical = draw_b(rng, k4, BW);
+    GuardedArray<int8_t> b(size_t((panels - 1) * panel_stride + panel_bytes), Guard::after);
+    for (size_t e = 0; e < b.size(); ++e) b[e] = int8_t(byte(rng));  // the gaps' garbage
     for (int kk = 0; kk < 4 * k4; ++kk)
-      for (int j = 0; j < W; ++j)
-        b[size_t(kk / 4) * 4 * W + size_t(j) * 4 + kk % 4] = b_logical[size_t(kk) * W + j];
+      for (int j = 0; j < BW; ++j)
+        b[size_t(j / W * panel_stride + (kk / 4) * 4 * W + (j % W) * 4 + kk % 4)] =
+            b_logical[size_t(kk) * BW + j];
 
     // C between guards; the tile's start values matter only with accumulate. They stay
     // well inside int32 for the int32 store (the portable kernel adds as int); a
@@ -245,7 +260,7 @@ class KernelTester {
     std::vector<int32_t> sums(size_t(rows) * nr_);
     for (int i = 0; i < rows; ++i)
       for (int j = 0; j < nr_; ++j) {
-        const int32_t dot = reference_dot(&a_logical[size_t(i) * 4 * k4], b_logical, W, b_offset_ + j, k4);
+        const int32_t dot = reference_dot(&a_logical[size_t(i) * 4 * k4], b_logical, BW, b_offset_ + j, k4);
         const uint32_t before = accumulate_ ? uint32_t(c[kGuard + i * ldc + j]) : 0;
         sums[size_t(i) * nr_ + j] = int32_t(before + uint32_t(dot));
       }
@@ -271,6 +286,7 @@ class KernelTester {
     args.lda = wide_a_ ? wide_lda : lda;
     args.a_panel_stride = mr_ * args.lda;
     args.b_step = 4 * int64_t{W};
+    args.b_panel_stride = panel_stride;
     args.ldc_bytes = ldc * int64_t{sizeof(int32_t)};
     args.m_panels = m_panels_;
     args.accumulate = accumulate_;
@@ -322,11 +338,15 @@ class KernelTester {
   // Lanes of B the kernel loads per row of a step (docs/kernel-contract.md).
   int least_width() const {
     const int lanes = detail::traits(isa_).int32_lanes();
+    if (panel_vectors_ > 0) return std::min(nr_, panel_vectors_ * lanes);  // whole panels
     if (lanes == 0) return b_offset_ + nr_;                     // portable: exactly the slice
     if (narrow_) return b_offset_ + (nr_ <= 4 ? 4 : 8);         // one 16- or 32-byte broadcast
     return b_offset_ + (nr_ + lanes - 1) / lanes * lanes;       // whole vectors, never masked
   }
-  int width() const { return panel_width_ > 0 ? panel_width_ : least_width(); }
+  int width() const {
+    if (panel_vectors_ > 0) return panel_vectors_ * detail::traits(isa_).int32_lanes();
+    return panel_width_ > 0 ? panel_width_ : least_width();
+  }
 
   // The stage as generated: a float bias into uint8 divides by act_times_w_scale (scalar
   // unless told), else the field is unused; relu is part of a float output's spec (the
@@ -345,7 +365,7 @@ class KernelTester {
     return detail::isa_record(isa_).kernel(
         jit::KernelSpec{.isa = isa_, .mr = mr_, .nr = nr_, .narrow = narrow_, .acc16 = acc16_,
                         .pair_safe = pair_safe_, .stage = stage(), .row_sums = row_sums_,
-                        .wide_a = wide_a_, .sx_b = sx_b_});
+                        .wide_a = wide_a_, .sx_b = sx_b_, .panel_vectors = panel_vectors_});
   }
 
   // 4*k4 x W, row kk at kk*W; rows past k are zero in every column (packed padding).
@@ -391,6 +411,7 @@ class KernelTester {
   int lda_pad_ = 0, ldc_pad_ = 0, b_offset_ = 0, panel_width_ = 0;
   bool accumulate_ = false, narrow_ = false, acc16_ = false, pair_safe_ = false, row_sums_ = false,
        wide_a_ = false, sx_b_ = false;
+  int panel_vectors_ = 0;
   BKind b_kind_ = BKind::full;
   bool b_kind_set_ = false;
   uint32_t seed_ = 1;

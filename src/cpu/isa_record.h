@@ -46,6 +46,7 @@ struct MicroKernelArgs {
   int32_t mr, nr;           // tile shape (read by the portable kernel; JIT kernels have it built in)
   const OutputStageArgs* stage;  // kernels generated with a requantizing OutputStage only
   int32_t* row_sums;        // narrow kernels generated with row_sums: each row's A sum, out
+  int64_t b_panel_stride;   // kernels spanning B panels (KernelSpec::panel_vectors): bytes between panels
 };
 using MicroKernelFn = void (*)(const MicroKernelArgs*);
 

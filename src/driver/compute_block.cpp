@@ -151,13 +151,38 @@ void compute_block(KernelSet& kernels, const BlockCall& call) {
   // it has them; every other panel runs the path's exact kernels, on A widened when the
   // caller widened it.
   const KernelForm exact_form = call.wide != nullptr ? KernelForm::wide : KernelForm::exact;
+  const auto form_of = [&](int panel) {
+    return pair_limits != nullptr ? panel_form(pair_limits[panel], call.a_max, exact_form) : exact_form;
+  };
   // jr: column slices of at most the kernel's NR that never straddle a B panel.
   for (int col = n0; col < n0 + nc;) {
     const int panel = col / width, offset = col % width;
     const int nr = std::min({kernels.nr(), width - offset, n0 + nc - col});
-    const KernelForm form =
-        pair_limits != nullptr ? panel_form(pair_limits[panel], call.a_max, exact_form) : exact_form;
+    const KernelForm form = form_of(panel);
     if (kernels.has_pair_safe()) kernels.count_form(form);
+    // A block of fewer rows than a panel (one call, requantized after the loop) walks up
+    // to KernelSet::panels consecutive panels of one form in one call of a wider tile.
+    const int span = kernels.panels(mc, width, form);
+    if (span > 1 && offset == 0 && mc < mr && kernels.nr() >= width) {
+      int end = col + nr, spanned = 1;
+      for (; spanned < span && end < n0 + nc && form_of(end / width) == form; ++spanned)
+        end = std::min(end + width, n0 + nc);
+      const jit::KernelSpec spec = kernels.spec(mc, end - col, form, false, false, {},
+                                                width / kernels.lanes());
+      if (MicroKernelFn fn = spanned > 1 ? kernels.find(spec) : nullptr) {
+        for (int p = 1; p < spanned; ++p) kernels.count_form(form);
+        args.b = call.b_group + panel * b.panel_bytes() + int64_t{call.k0} * width;
+        args.b_panel_stride = b.panel_bytes();
+        args.nr = end - col;
+        block.point(args, form, 0, mc);
+        args.c = c + (col - n0);
+        args.m_panels = 1;
+        args.mr = mc;
+        fn(&args);
+        col = end;
+        continue;
+      }
+    }
     // The wide form runs its own tile (KernelSet::wide_mr, wide_nr; on avx2 6 x 8, so a
     // slice is two calls); the others the call's mr x nr.
     const bool wide_tile = form == KernelForm::wide;

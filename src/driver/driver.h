@@ -2,6 +2,7 @@
 // kernels one call uses, and the kernel loops over one packed A block x one column block.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "quire/Types.h"
@@ -61,13 +62,16 @@ class KernelSet {
   // The spec of an mr x nr kernel of this call in a form (narrow: several rows per
   // vector, no wide form; row_sums: narrow VNNI kernels also write the rows' A sums),
   // ending in `stage` (the default: store int32).
+  // panel_vectors > 0: a tile spanning B panels of that many vectors (panels() below).
   jit::KernelSpec spec(int mr, int nr, KernelForm form, bool narrow = false,
-                       bool row_sums = false, const OutputStage& stage = {}) const {
+                       bool row_sums = false, const OutputStage& stage = {},
+                       int panel_vectors = 0) const {
     return jit::KernelSpec{.isa = isa_id_, .mr = mr, .nr = nr, .narrow = narrow,
                            .acc16 = saturating_, .pair_safe = form == KernelForm::pair_safe,
                            .stage = stage, .row_sums = row_sums,
                            .wide_a = form == KernelForm::wide,
-                           .sx_b = form == KernelForm::wide && sx_b_};
+                           .sx_b = form == KernelForm::wide && sx_b_,
+                           .panel_vectors = panel_vectors};
   }
   // The kernel a spec names, or null where the path has none (a pair-safe kernel on a
   // VNNI path or under saturating acc16, a stage on a tile that leaves it no registers,
@@ -100,6 +104,23 @@ class KernelSet {
   // 8-column calls (1 row: 65 against 62 GOPS, kernel alone); elsewhere the call's mr x nr.
   int wide_mr(int rows) const { return sx_b_ ? (rows < 3 ? 2 : 6) : mr_; }
   int wide_nr(int rows) const { return sx_b_ ? (rows < 3 ? 16 : 8) : nr_; }
+  // The B panels one call spans for an A block of `rows` rows on panels `width`
+  // columns wide: with 1-3 rows, as many as fit the registers (up to 4; each row takes
+  // one accumulator per vector, plus A, product and ones; B is read from memory), so each
+  // A broadcast and loop step covers 2-4 panels' columns and one call walks them all;
+  // otherwise 1 (the call's mr x nr tile). avx2 (16 columns): 1 row 4 panels, 2 rows 3,
+  // 3 rows 2. The same for one row in avx2's sx_b form (one accumulator per 4 columns,
+  // plus one B group, A and product): 3 panels.
+  int lanes() const { return lanes_; }
+  int panels(int rows, int width, KernelForm form) const {
+    if (width % lanes_ != 0) return 1;
+    int per_panel = 0;  // accumulators per panel
+    if (form == KernelForm::pair_safe && has_pair_safe() && rows <= 3)
+      per_panel = rows * (width / lanes_);
+    if (form == KernelForm::wide && sx_b_ && rows == 1) per_panel = width / 4;
+    if (per_panel == 0) return 1;
+    return std::max(1, std::min(4, (vector_registers_ - 3) / per_panel));
+  }
   // Rows per narrow tile for an output of nr columns (3 <= nr <= 8), or 0 if the path
   // has no narrow kernels.
   int narrow_rows(int nr) const { return nr >= 3 && nr <= 8 ? narrow_rows_ : 0; }
@@ -130,6 +151,7 @@ class KernelSet {
   bool saturating_;  // acc16 on a path whose acc16 kernels saturate
   bool jit_, vnni_;
   bool sx_b_;  // the wide form is the sx_b kernels on linear wide A
+  int lanes_, vector_registers_;  // int32 lanes per vector, vector registers (JIT paths)
   WidenAFn widen_;
   int narrow_rows_;
   int used_ = 0, last_ = 0;

@@ -12,6 +12,8 @@ KernelSet::KernelSet(const IsaRecord& isa, int mr, int nr, Accumulation acc)
       saturating_(acc == Accumulation::int16 && isa.traits().acc16_saturates),
       jit_(isa.traits().vector_bytes != 0), vnni_(isa.traits().vnni),
       sx_b_(!saturating_ && isa.widen_a_linear != nullptr),
+      lanes_(std::max(1, isa.traits().int32_lanes())),
+      vector_registers_(isa.traits().vector_registers),
       widen_(saturating_ ? nullptr : sx_b_ ? isa.widen_a_linear : isa.widen_a),
       narrow_rows_(isa.traits().narrow_rows) {
   entries_[0] = Entry{~uint64_t{0}, nullptr};

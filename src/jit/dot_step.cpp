@@ -92,6 +92,13 @@ void DotEmitter::multiply_add(const x86::Vec& acc, const DotOperand& a, const Do
   }
 }
 
+void DotEmitter::multiply_add(const x86::Vec& acc, const DotOperand& a, const x86::Mem& b) {
+  const x86::Vec& p = regs_.product;
+  a_.vpmaddubsw(p, a.lo, b);
+  a_.vpmaddwd(p, p, regs_.constant);
+  a_.vpaddd(acc, acc, p);
+}
+
 void DotEmitter::fold_halves(const x86::Vec& acc, const x86::Vec& ones) { a_.vpmaddwd(acc, acc, ones); }
 
 }  // namespace quire::jit

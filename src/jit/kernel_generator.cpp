@@ -36,15 +36,22 @@ int vectors_for(const KernelSpec& s) {
 // [A even: exact, exact_wide][product: all but VNNI][constant: exact, pair_safe]. A is the
 // row's broadcast (exact: split in place, it becomes the odd half; exact_wide: the odd pair;
 // exact_sxb: the whole step). exact_sxb: B is the sign-extended 4-column groups, and after
-// the fold row r's 8 columns are in acc(r, 0).
+// the fold row r's 8 columns are in acc(r, 0). Tiles spanning B panels (panel_vectors)
+// keep no B registers (the dot product reads B from memory), or for exact_sxb one, each
+// group sign-extended just before its use.
 struct RegMap {
   int nv, mr;
   DotStyle style;
+  bool b_in_memory = false;
   bool split() const { return style == DotStyle::exact || style == DotStyle::exact_wide; }
+  int b_regs() const {
+    if (b_in_memory) return style == DotStyle::exact_sxb ? 1 : 0;
+    return (split() ? 2 : 1) * nv;
+  }
   int acc(int r, int v) const { return r * nv + v; }
   int b(int v) const { return mr * nv + v; }            // B, or the split B even
   int b_odd(int v) const { return mr * nv + nv + v; }   // exact, exact_wide only
-  int a() const { return mr * nv + (split() ? 2 : 1) * nv; }
+  int a() const { return mr * nv + b_regs(); }
   int a_even() const { return a() + 1; }                // exact, exact_wide only
   int product() const { return a() + (split() ? 2 : 1); }
   int constant() const { return product() + 1; }
@@ -67,7 +74,8 @@ class KernelEmitter final : public TileLoopEmitter {
       : TileLoopEmitter(a, s.mr), s_(s), zmm_(is_zmm(s.isa)),
         opmask_(detail::traits(s.isa).tails == detail::TailMask::opmask),
         vec_bytes_(zmm_ ? 64 : 32),
-        map_{vectors_for(s), s.mr, dot_style(s)}, out_nv_(s.sx_b ? (map_.nv + 1) / 2 : map_.nv),
+        map_{vectors_for(s), s.mr, dot_style(s), s.panel_vectors > 0},
+        out_nv_(s.sx_b ? (map_.nv + 1) / 2 : map_.nv),
         tail_(s.nr % int32_lanes(s.isa)),
         dot_(a, s.isa, map_.style, zmm_,
              DotRegs{vec(map_.a_even()), vec(map_.a()), vec(map_.product()), vec(map_.constant())}),
@@ -118,17 +126,53 @@ class KernelEmitter final : public TileLoopEmitter {
     stage_.embed_data();
   }
 
-  x86::Mem b_vector(int v) const {
-    return zmm_ ? x86::zmmword_ptr(kBCursor, v * vec_bytes_) : x86::ymmword_ptr(kBCursor, v * vec_bytes_);
+  // Item i (`bytes` each, `size` the operand's) of the step: in the one panel, or
+  // (panel_vectors) item i % per_panel of panel i / per_panel, panels kPanelStride apart
+  // (panel 3 at kPanelStride3).
+  x86::Mem b_item(int i, int bytes, int per_panel, uint32_t size) const {
+    if (s_.panel_vectors == 0) return x86::ptr(kBCursor, i * bytes, size);
+    const int panel = i / per_panel, disp = i % per_panel * bytes;
+    if (panel == 0) return x86::ptr(kBCursor, disp, size);
+    if (panel == 3) return x86::ptr(kBCursor, kPanelStride3, 0, disp, size);
+    return x86::ptr(kBCursor, kPanelStride, panel == 2 ? 1 : 0, disp, size);
+  }
+  x86::Mem b_vector(int v) const { return b_item(v, vec_bytes_, s_.panel_vectors, vec_bytes_); }
+  // exact_sxb: the 16 bytes of columns 4g .. 4g + 3 (2 groups per 8-lane vector).
+  x86::Mem b_group(int g) const { return b_item(g, 16, 2 * s_.panel_vectors, 16); }
+
+  // Tiles spanning B panels have at most 3 rows, so the A cursors' rbx and rcx are free
+  // for the panel stride and three times it (set per row panel: the stage uses them).
+  static constexpr x86::Gp kPanelStride = x86::rbx, kPanelStride3 = x86::rcx;
+  void begin_k_loop() override {
+    if (s_.panel_vectors == 0) return;
+    a_.mov(kPanelStride, arg(offsetof(MicroKernelArgs, b_panel_stride)));
+    a_.lea(kPanelStride3, x86::ptr(kPanelStride, kPanelStride, 1));
   }
 
   // One K step: the nv B vectors, then per row the A broadcast and nv dot products.
   void dot_step() override {
+    if (map_.b_in_memory && s_.sx_b) {  // one row: each group sign-extended, then used
+      const DotOperand a = dot_.load_linear_a(row_operand(0));
+      const x86::Vec bg = vec(map_.b(0));
+      for (int g = 0; g < map_.nv; ++g) {
+        a_.vpmovsxbw(bg, b_group(g));
+        dot_.multiply_add(vec(map_.acc(0, g)), a, DotOperand{bg, bg});
+      }
+      return;
+    }
+    if (map_.b_in_memory) {
+      for (int r = 0; r < s_.mr; ++r) {
+        a_.vpbroadcastd(vec(map_.a()), row_operand(r));
+        const DotOperand a{vec(map_.a()), vec(map_.a())};
+        for (int v = 0; v < map_.nv; ++v) dot_.multiply_add(vec(map_.acc(r, v)), a, b_vector(v));
+      }
+      return;
+    }
     if (s_.sx_b) {
       std::vector<DotOperand> b(static_cast<size_t>(map_.nv));
       for (int g = 0; g < map_.nv; ++g) {
         const x86::Vec bg = vec(map_.b(g));
-        a_.vpmovsxbw(bg, x86::xmmword_ptr(kBCursor, g * 16));  // columns 4g .. 4g + 3
+        a_.vpmovsxbw(bg, b_group(g));  // columns 4g .. 4g + 3
         b[g] = {bg, bg};
       }
       for (int r = 0; r < s_.mr; ++r) {
@@ -247,6 +291,15 @@ bool registers_fit(const KernelSpec& s) {
   const detail::IsaTraits& t = detail::traits(s.isa);
   if (s.acc16 && !t.acc16_saturates) return false;  // acc16 runs exact there
   if (s.pair_safe && (s.acc16 || t.vnni)) return false;  // it replaces the exact split
+  if (s.panel_vectors > 0) {  // small-M tiles over up to 4 panels: pair-safe, or 1-row sx_b
+    const RegMap map{vectors_for(s), s.mr, dot_style(s), true};
+    const int per_panel = (s.sx_b ? 2 : 1) * s.panel_vectors;
+    const bool form = s.sx_b ? s.wide_a && s.isa == Isa::avx2 && !s.pair_safe && s.mr == 1
+                             : s.pair_safe && !s.wide_a;
+    return form && !s.acc16 && !t.vnni && !s.narrow && !s.stage.requantize && s.mr <= 3 &&
+           s.panel_vectors <= 7 && vectors_for(s) <= 4 * per_panel &&
+           map.needed() <= vector_registers(s.isa);
+  }
   if (s.sx_b)  // avx2's exact form on linear wide A (its stage temporaries: ymm12, ymm13)
     return s.wide_a && s.isa == Isa::avx2 && !s.narrow && !s.acc16 && !s.pair_safe &&
            RegMap{vectors_for(s), s.mr, DotStyle::exact_sxb}.needed() <= vector_registers(s.isa);
@@ -281,7 +334,9 @@ std::string kernel_name(const KernelSpec& s) {
   return std::string(s.acc16 ? "u8s8s16" : "u8s8s32") + "_mr" + std::to_string(s.mr) + "_nr" +
          std::to_string(s.nr) + "_" + detail::traits(s.isa).kernel_suffix +
          (s.narrow ? "_narrow" : "") + (s.pair_safe ? "_pairsafe" : "") +
-         (s.wide_a ? "_widea" : "") + (s.sx_b ? "_sxb" : "") + (s.row_sums ? "_rowsums" : "") + stage_name(s.stage);
+         (s.wide_a ? "_widea" : "") + (s.sx_b ? "_sxb" : "") +
+         (s.panel_vectors > 0 ? "_pv" + std::to_string(s.panel_vectors) : "") +
+         (s.row_sums ? "_rowsums" : "") + stage_name(s.stage);
 }
 
 void emit_micro_kernel(x86::Assembler& a, const KernelSpec& spec) {

@@ -34,13 +34,21 @@ struct KernelSpec {
   // K loop (docs/kernel-contract.md, "B sign-extended per step"). Tiles up to 6 x 8 and
   // 2 x 16 (the register file).
   bool sx_b = false;
+  // Small-M column kernels (KernelSet::panels): the tile spans consecutive B panels of
+  // panel_vectors vectors each, args->b_panel_stride bytes apart; vector v of a row is
+  // vector v % panel_vectors of panel v / panel_vectors (at most 4 panels, no output
+  // stage): pair-safe tiles of 1-3 rows, B read from memory by vpmaddubsw, and avx2's
+  // sx_b tiles of 1 row, each B group sign-extended just before its use. 0: the tile
+  // lies in one panel.
+  int panel_vectors = 0;
 };
 
 // Every field of the spec in one word, so equal keys name the same kernel: the key of
 // the process-wide code cache and of each call's KernelSet (src/driver/driver.h). Bits
-// 56-59 and 61-63 are never set, so ~0 is no spec's key.
+// 61-63 are never set, so ~0 is no spec's key; panel_vectors takes bits 57-59 (0-7).
 constexpr uint64_t spec_key(const KernelSpec& spec) {
-  return (uint64_t{spec.row_sums} << 60) | (uint64_t{spec.sx_b} << 56) |
+  return (uint64_t{spec.row_sums} << 60) | (uint64_t(spec.panel_vectors & 7) << 57) |
+         (uint64_t{spec.sx_b} << 56) |
          (uint64_t{spec.wide_a} << 55) |
          (uint64_t{spec.stage.code()} << 43) | (uint64_t{spec.pair_safe} << 42) |
          (uint64_t{spec.acc16} << 41) | (uint64_t{spec.narrow} << 40) |

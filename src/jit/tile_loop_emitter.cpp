@@ -37,6 +37,7 @@ void TileLoopEmitter::emit() {
     else a_.lea(kACursors[q], x86::ptr(kACursors[q - 1], kLda3));
   }
   a_.mov(kBCursor, kB);
+  begin_k_loop();
   a_.mov(kKCount, arg(offsetof(MicroKernelArgs, k4_steps)));
   if (const int u = steps_per_block(); u > 1) {
     Label block_loop = a_.newLabel(), blocks_done = a_.newLabel();

@@ -52,6 +52,7 @@ class TileLoopEmitter {
   virtual int a_step_bytes() const { return 4; }
   virtual void prologue_extra() {}            // masks, constants (after the arguments load)
   virtual void zero_accumulators() = 0;
+  virtual void begin_k_loop() {}              // per row panel, after the cursors are set
   virtual void dot_step() = 0;                // one 4-deep K step
   // U = steps_per_block() > 1 (a power of two <= 8): dot_block() does U steps at once,
   // leaving the cursors where they were; finish_accumulators() folds its accumulators
