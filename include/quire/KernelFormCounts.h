@@ -13,6 +13,9 @@ namespace quire {
 struct KernelFormCounts {
   int64_t pair_safe;  // certified: vpmaddubsw + vpmaddwd + vpaddd
   int64_t exact;      // the exact split (on A as packed or widened)
+  // Added after the first two (the struct only grows at its end): the pair-safe kernels
+  // on a panel with a few unsafe pairs, plus their sparse correction (exact too).
+  int64_t corrected;
 };
 
 // The counts since the last reset (or the start of the process). Each fbgemmPacked call

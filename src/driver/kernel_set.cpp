@@ -13,6 +13,7 @@ KernelSet::KernelSet(const IsaRecord& isa, int mr, int nr, Accumulation acc)
       jit_(isa.traits().vector_bytes != 0), vnni_(isa.traits().vnni),
       sx_b_(!saturating_ && isa.widen_a_linear != nullptr),
       widen_(saturating_ ? nullptr : sx_b_ ? isa.widen_a_linear : isa.widen_a),
+      correction_(jit_ && !vnni_ && !saturating_ ? isa.pair_correction : nullptr),
       narrow_rows_(isa.traits().narrow_rows) {
   entries_[0] = Entry{~uint64_t{0}, nullptr};
 }
