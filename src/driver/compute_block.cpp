@@ -164,7 +164,7 @@ void compute_block(KernelSet& kernels, const BlockCall& call) {
       const bool pays = call.pair_index != nullptr && call.a_max > pair_limits[panel] &&
                         call.pair_index->range(call.first_panel + panel, pair0, pair1, first, last) &&
                         correction_pays(last - first, pair1 - pair0,
-                                        std::min(width, b.n - panel * width));
+                                        std::min(width, b.n - panel * width), mc);
       form = panel_form(pair_limits[panel], call.a_max, exact_form, pays);
     }
     if (kernels.has_pair_safe()) kernels.count_form(form);

@@ -70,7 +70,7 @@ void pack_b_block(const PackedBLayout& layout, matrix_op_t trans, const int8_t* 
 // uint32 offsets, then (8-aligned) 8-byte entries {uint16 pair t (A bytes 2t, 2t + 1),
 // uint16 column in the panel, int16 b0, int16 b1}, per panel sorted by pair, so a K block
 // is a contiguous range. Panels with no unsafe pair have no entries; panels whose unsafe
-// pairs exceed 1/16 of pairs x columns are not indexed (they run the exact form). Size:
+// pairs exceed 1/40 of pairs x columns are not indexed (they run the exact form). Size:
 // 8 bytes per unsafe pair + 5 per panel (docs/packing.md gives it for trained weights).
 // The blob is only ever made here, so whoever holds the limits holds the index after them.
 std::vector<uint8_t> pair_safe_limits(const PackedBLayout& layout, const int8_t* packed);
