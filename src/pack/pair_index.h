@@ -22,14 +22,15 @@ static_assert(sizeof(PairEntry) == 8);
 
 // Whether the correction of `entries` unsafe pairs, out of pairs x cols, costs less on a
 // block of `rows` rows than the exact form's extra work (the break-even measured on avx2:
-// docs/kernel-contract.md, "Unsafe pairs as a sparse correction"): never under 6 rows
+// docs/kernel-contract.md, "Unsafe pairs as a sparse correction"): never under 10 rows
 // (1 and 2 rows run the exact form's 2 x 16 tile, bound like the pair-safe kernels by
-// B's read, so the correction is pure cost), up to 1/64 of the pairs under 12 rows, up
-// to 1/40 from 12. Packing keeps an index only for panels within the widest share.
-inline constexpr int kCorrectedMinRows = 6;
+// B's read, so the correction is pure cost; 6 rows measured between 0.85x and 1.16x),
+// up to 1/64 of the pairs under 16 rows, up to 1/40 from 16. Packing keeps an index
+// only for panels within the widest share.
+inline constexpr int kCorrectedMinRows = 10;
 inline bool correction_pays(int64_t entries, int64_t pairs, int64_t cols, int rows = 1 << 30) {
   if (rows < kCorrectedMinRows) return false;
-  return entries * (rows < 12 ? 64 : 40) <= pairs * cols;
+  return entries * (rows < 16 ? 64 : 40) <= pairs * cols;
 }
 
 // Where the index lives in the blob: after groups x panels limit bytes, 8-aligned, one
