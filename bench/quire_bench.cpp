@@ -46,12 +46,34 @@ std::vector<Shape> select_shapes(const Options& opt) {
   return shapes;
 }
 
-// The share of A block x column slice steps that ran the pair-safe kernels, or nullopt
-// on a path that does not choose (VNNI, portable).
-std::optional<double> pair_safe_share(const KernelFormCounts& c) {
-  const int64_t total = c.pair_safe + c.exact;
+// The share of A block x column slice steps that ran one form (pair-safe or corrected),
+// or nullopt on a path that does not choose (VNNI, portable).
+std::optional<double> form_share(const KernelFormCounts& c, int64_t KernelFormCounts::*form) {
+  const int64_t total = c.pair_safe + c.exact + c.corrected;
   if (total == 0) return std::nullopt;
-  return static_cast<double>(c.pair_safe) / static_cast<double>(total);
+  return static_cast<double>(c.*form) / static_cast<double>(total);
+}
+
+void record_forms(ShapeResult& r) {
+  const KernelFormCounts c = kernelFormCounts();
+  r.pair_safe_share = form_share(c, &KernelFormCounts::pair_safe);
+  r.corrected_share = form_share(c, &KernelFormCounts::corrected);
+}
+
+// The share of B's K pairs (rows 2t, 2t + 1 of a column; K x N row-major) whose sum can
+// leave int16 for some A in 0..255: P > 128 or N < -128 (docs/kernel-contract.md).
+double unsafe_pair_share(const GemmData& d) {
+  const int K = d.shape.K, N = d.shape.N;
+  int64_t unsafe = 0;
+  for (int k = 0; k < K; k += 2)
+    for (int j = 0; j < N; ++j) {
+      const int b0 = d.B[int64_t{k} * N + j], b1 = k + 1 < K ? d.B[int64_t{k + 1} * N + j] : 0;
+      const int positive = std::max(b0, 0) + std::max(b1, 0);
+      const int negative = std::min(b0, 0) + std::min(b1, 0);
+      unsafe += positive > 128 || negative < -128;
+    }
+  const int64_t pairs = int64_t{(K + 1) / 2} * N;
+  return pairs > 0 ? static_cast<double>(unsafe) / static_cast<double>(pairs) : 0;
 }
 
 Measurement measure(const std::function<void()>& call, const Shape& s, const Options& opt,
@@ -119,12 +141,13 @@ int run(const Options& opt) {
     QuireGemm quire(data, pool);
     r.pack_b_seconds = quire.pack_b_seconds();
     r.packed_b_bytes = quire.packed_b_bytes();
+    r.unsafe_pair_share = unsafe_pair_share(data);
 
     if (opt.output == OutputKind::u8) {
       progress.update(i + 1, total, name, "quire u8");
       resetKernelFormCounts();
       r.quire = measure([&] { quire.call_u8(); }, shape, opt, flush);
-      r.pair_safe_share = pair_safe_share(kernelFormCounts());
+      record_forms(r);
       r.quire.mismatches = quire.check_u8(ref);
       progress.update(i + 1, total, name, "quire int32");
       r.quire_int32 = measure([&] { quire.call_int32(); }, shape, opt, flush);
@@ -133,7 +156,7 @@ int run(const Options& opt) {
       progress.update(i + 1, total, name, "quire int32");
       resetKernelFormCounts();
       r.quire = measure([&] { quire.call_int32(); }, shape, opt, flush);
-      r.pair_safe_share = pair_safe_share(kernelFormCounts());
+      record_forms(r);
       r.quire.mismatches = quire.check_int32(ref);
     }
 

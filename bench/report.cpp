@@ -1,5 +1,6 @@
 #include "report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -21,6 +22,14 @@ std::optional<double> gops_of(const std::optional<Measurement>& m) {
 // The pair-safe share in percent, "-" where the path does not choose.
 std::string pair_safe_percent(std::optional<double> share) {
   return share ? format_number(100 * *share, 0, "-") : "-";
+}
+
+// The kernel forms as pair-safe / corrected / exact percentages, e.g. "12/88/0".
+std::string forms_percent(std::optional<double> pair_safe, std::optional<double> corrected) {
+  if (!pair_safe || !corrected) return "-";
+  const double exact = std::max(0.0, 1 - *pair_safe - *corrected);
+  return pair_safe_percent(pair_safe) + "/" + pair_safe_percent(corrected) + "/" +
+         pair_safe_percent(exact);
 }
 
 const char* quire_label(OutputKind k) { return k == OutputKind::u8 ? "u8" : "int32"; }
@@ -90,14 +99,15 @@ Summary summarize(const RunInfo& info, const std::vector<ShapeResult>& results) 
   column([](const ShapeResult& r) { return gops_of(r.openblas); }, s.openblas_gflops);
   column(ratio_onednn, s.ratio_onednn, &s.worst_ratio_onednn);
   column(ratio_openblas, s.ratio_openblas, &s.worst_ratio_openblas);
-  double share_sum = 0;
+  double share_sum = 0, corrected_sum = 0;
   int shares = 0;
   for (const ShapeResult& r : results) {
     s.failed_checks += quire_failed(r);
     s.baseline_wrong += baseline_wrong(r);
-    if (r.pair_safe_share) share_sum += *r.pair_safe_share, ++shares;
+    if (r.pair_safe_share) share_sum += *r.pair_safe_share, corrected_sum += r.corrected_share.value_or(0), ++shares;
   }
   s.pair_safe_share = shares > 0 ? std::optional<double>(share_sum / shares) : std::nullopt;
+  s.corrected_share = shares > 0 ? std::optional<double>(corrected_sum / shares) : std::nullopt;
   return s;
 }
 
@@ -139,15 +149,15 @@ void print_header(std::FILE* out, const RunInfo& info) {
 
 TablePrinter::TablePrinter(std::FILE* out, const RunInfo& info) : out_(out), info_(info) {
   const bool u8 = info.output == OutputKind::u8;
-  std::fprintf(out_, "\n%-14s %9s %9s %9s %8s %6s %8s | %9s %8s | %11s %8s | %9s %9s %5s  %s\n",
+  std::fprintf(out_, "\n%-14s %9s %9s %9s %8s %6s %8s | %9s %8s | %11s %8s | %9s %9s %11s %6s  %s\n",
                "M x N x K", "med us", "min us", "max us", u8 ? "u8 GOPS" : "i32 GOPS",
                "%peak", u8 ? "i32 GOPS" : "", "dnnl GOPS", "i32/dnnl", "blas GFLOPS",
-               u8 ? "u8/blas" : "i32/blas", "packB us", "packB KiB", "ps %", "check");
+               u8 ? "u8/blas" : "i32/blas", "packB us", "packB KiB", "ps/co/ex %", "uns %", "check");
 }
 
 void TablePrinter::row(const ShapeResult& r) {
   const Timing& t = r.quire.timing;
-  std::fprintf(out_, "%-14s %9s %9s %9s %8s %6s %8s | %9s %8s | %11s %8s | %9s %9s %5s  %s\n",
+  std::fprintf(out_, "%-14s %9s %9s %9s %8s %6s %8s | %9s %8s | %11s %8s | %9s %9s %11s %6s  %s\n",
                to_string(r.shape).c_str(), micros(t.median).c_str(), micros(t.min).c_str(),
                micros(t.max).c_str(), num(r.quire.gops, 1).c_str(),
                num(percent_of_peak(info_, r), 1).c_str(),
@@ -156,7 +166,8 @@ void TablePrinter::row(const ShapeResult& r) {
                num(gops_of(r.openblas), 1).c_str(), num(ratio_openblas(r), 2).c_str(),
                micros(r.pack_b_seconds).c_str(),
                num(static_cast<double>(r.packed_b_bytes) / 1024, 0).c_str(),
-               pair_safe_percent(r.pair_safe_share).c_str(), check_string(r).c_str());
+               forms_percent(r.pair_safe_share, r.corrected_share).c_str(),
+               format_number(100 * r.unsafe_pair_share, 1, "-").c_str(), check_string(r).c_str());
   std::fflush(out_);
 }
 
@@ -190,9 +201,11 @@ void TablePrinter::summary(const std::vector<ShapeResult>& results) {
   }
 
   if (s.pair_safe_share) {
-    std::fprintf(out_, "kernel form: %s%% of A block x column slice steps pair-safe (mean over "
-                 "shapes; ps %% column), the rest the exact split\n",
-                 pair_safe_percent(s.pair_safe_share).c_str());
+    std::fprintf(out_, "kernel form: %s%% of A block x column slice steps pair-safe, %s%% "
+                 "pair-safe + correction (mean over shapes; ps/co/ex %% column), the rest the "
+                 "exact split\n",
+                 pair_safe_percent(s.pair_safe_share).c_str(),
+                 pair_safe_percent(s.corrected_share).c_str());
   }
   if (s.failed_checks) {
     std::fprintf(out_, "RESULT CHECK FAILED on %d shape(s): see the check column\n",
@@ -213,7 +226,7 @@ CsvPrinter::CsvPrinter(std::FILE* out, const RunInfo& info) : out_(out), info_(i
                "M,N,K,isa,threads,output,median_s,min_s,max_s,calls,gops,pct_peak,"
                "int32_median_s,int32_gops,onednn_median_s,onednn_gops,ratio_int32_onednn,"
                "openblas_median_s,openblas_gflops,ratio_openblas,pack_b_s,packed_b_bytes,"
-               "onednn_weights_bytes,check,pair_safe_share\n");
+               "onednn_weights_bytes,check,pair_safe_share,corrected_share,unsafe_pair_share\n");
 }
 
 void CsvPrinter::row(const ShapeResult& r) {
@@ -228,7 +241,7 @@ void CsvPrinter::row(const ShapeResult& r) {
     return m ? std::optional<double>(m->timing.median) : std::nullopt;
   };
   const Timing& t = r.quire.timing;
-  std::fprintf(out_, "%d,%d,%d,%s,%d,%s,%s,%s,%s,%lld,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%lld,%lld,%s,%s\n",
+  std::fprintf(out_, "%d,%d,%d,%s,%d,%s,%s,%s,%s,%lld,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%lld,%lld,%s,%s,%s,%s\n",
                r.shape.M, r.shape.N, r.shape.K, info_.isa.c_str(), info_.threads,
                quire_label(info_.output), field(t.median).c_str(), field(t.min).c_str(),
                field(t.max).c_str(), static_cast<long long>(t.calls),
@@ -239,7 +252,8 @@ void CsvPrinter::row(const ShapeResult& r) {
                field(gops_of(r.openblas)).c_str(), field(ratio_openblas(r)).c_str(),
                field(r.pack_b_seconds).c_str(), static_cast<long long>(r.packed_b_bytes),
                static_cast<long long>(r.onednn_weights_bytes), check_string(r).c_str(),
-               field(r.pair_safe_share).c_str());
+               field(r.pair_safe_share).c_str(), field(r.corrected_share).c_str(),
+               field(r.unsafe_pair_share).c_str());
   std::fflush(out_);
 }
 

@@ -32,9 +32,14 @@ struct ShapeResult {
   std::string onednn_detail;
   int64_t onednn_weights_bytes = 0;
   std::optional<Measurement> openblas;
-  // quire's main measurement: the share of A block x column slice steps that ran the
-  // pair-safe kernels (the saturation certificate); nullopt on paths that do not choose.
-  std::optional<double> pair_safe_share;
+  // quire's main measurement: the shares of A block x column slice steps that ran the
+  // pair-safe kernels (the saturation certificate) and the pair-safe kernels plus the
+  // unsafe pairs' correction (the rest ran the exact split); nullopt on paths that do not
+  // choose.
+  std::optional<double> pair_safe_share, corrected_share;
+  // The correction's density: the share of B's K pairs (per column) that can saturate
+  // vpmaddubsw for some A, whether or not a panel ran corrected.
+  double unsafe_pair_share = 0;
 };
 
 struct RunInfo {
@@ -71,7 +76,7 @@ struct Summary {
   std::optional<double> quire_gops, quire_int32_gops, pct_peak, onednn_gops, openblas_gflops;
   std::optional<double> ratio_onednn, ratio_openblas;
   std::optional<Worst> worst_pct_peak, worst_ratio_onednn, worst_ratio_openblas;
-  std::optional<double> pair_safe_share;  // mean over the shapes that have one
+  std::optional<double> pair_safe_share, corrected_share;  // means over the shapes that have one
   int failed_checks = 0;   // shapes where quire's result mismatches
   int baseline_wrong = 0;  // shapes where a baseline's exact result mismatches (oneDNN
                            // saturates on AVX2): the baseline's property, not a failure

@@ -68,6 +68,8 @@ void write_json(const std::string& path, const RunInfo& info,
     json.field("ratio_int32_onednn", ratio_onednn(r));
     json.field("ratio_quire_openblas", ratio_openblas(r));
     json.field("pair_safe_share", r.pair_safe_share);
+    json.field("corrected_share", r.corrected_share);
+    json.field("unsafe_pair_share", r.unsafe_pair_share);
     json.end_object();
   }
   json.end_array();
@@ -82,6 +84,7 @@ void write_json(const std::string& path, const RunInfo& info,
   json.field("ratio_int32_onednn", s.ratio_onednn);
   json.field("ratio_quire_openblas", s.ratio_openblas);
   json.field("pair_safe_share", s.pair_safe_share);  // a mean, not a geomean
+  json.field("corrected_share", s.corrected_share);
   json.end_object();
   json.begin_object("worst");
   auto worst = [&](const char* key, const std::optional<Summary::Worst>& w) {

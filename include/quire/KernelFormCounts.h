@@ -10,9 +10,17 @@
 QUIRE_API_BEGIN
 namespace quire {
 
+// In abi_v2 since the struct gained `corrected`: returned by value, the larger struct
+// travels through memory instead of registers, so a client built against the two-field
+// header must fail to link (the names carry abi_v2) rather than misread it.
+inline namespace abi_v2 {
+
 struct KernelFormCounts {
   int64_t pair_safe;  // certified: vpmaddubsw + vpmaddwd + vpaddd
   int64_t exact;      // the exact split (on A as packed or widened)
+  // Added after the first two (the struct only grows at its end): the pair-safe kernels
+  // on a panel with a few unsafe pairs, plus their sparse correction (exact too).
+  int64_t corrected;
 };
 
 // The counts since the last reset (or the start of the process). Each fbgemmPacked call
@@ -20,5 +28,6 @@ struct KernelFormCounts {
 KernelFormCounts kernelFormCounts();
 void resetKernelFormCounts();
 
+}  // namespace abi_v2
 }  // namespace quire
 QUIRE_API_END

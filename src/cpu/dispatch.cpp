@@ -11,6 +11,7 @@
 #include "cpu/isa_record.h"
 #include "driver/portable_kernel.h"
 #include "embedding/adagrad_kernels.h"
+#include "driver/pair_correction.h"
 #include "embedding/embedding_kernels.h"
 #include "fp16/convert_kernels.h"
 #include "fp16/half_kernels.h"
@@ -87,7 +88,8 @@ constexpr IsaRecord kRecords[] = {
      .half = {&kHalfFp16Portable, &kHalfBf16Portable, nullptr, &kHalfFp32Portable},
      .convert = nullptr, .int4 = &int4::kInt4Portable,
      .embedding = &kEmbeddingPortable,
-     .transpose = nullptr, .i64 = &i64::kI64Portable, .adagrad = &kAdagradPortable},
+     .transpose = nullptr, .i64 = &i64::kI64Portable, .adagrad = &kAdagradPortable,
+     .pair_correction = nullptr},
     {.isa = Isa::avx2, .blocking = kAvx2, .blocking_acc16 = kAvx2Acc16,
      .kernel = &jit::kernel, .pack_a = &pack::pack_a_avx2,
      .widen_a = &pack::widen_a_avx2, .widen_a_linear = &pack::widen_a_linear_avx2,
@@ -95,7 +97,8 @@ constexpr IsaRecord kRecords[] = {
      .spmdm = &kSpmdmAvx2, .half = kHalfYmm, .convert = &kConvertAvx2,
      .int4 = &int4::kInt4Avx2,
      .embedding = &kEmbeddingAvx2,
-     .transpose = &kTransposeAvx2, .i64 = &i64::kI64Avx2, .adagrad = &kAdagradAvx2},
+     .transpose = &kTransposeAvx2, .i64 = &i64::kI64Avx2, .adagrad = &kAdagradAvx2,
+     .pair_correction = &kPairCorrectionAvx2},
     {.isa = Isa::avx_vnni, .blocking = kYmmVnni, .blocking_acc16 = kYmmVnni,
      .kernel = &jit::kernel, .pack_a = &pack::pack_a_avx2,
      .widen_a = nullptr, .widen_a_linear = nullptr,
@@ -103,7 +106,8 @@ constexpr IsaRecord kRecords[] = {
      .spmdm = &kSpmdmAvx2, .half = kHalfYmm, .convert = &kConvertAvx2,
      .int4 = &int4::kInt4Avx2,
      .embedding = &kEmbeddingAvx2,
-     .transpose = &kTransposeAvx2, .i64 = &i64::kI64Avx2, .adagrad = &kAdagradAvx2},
+     .transpose = &kTransposeAvx2, .i64 = &i64::kI64Avx2, .adagrad = &kAdagradAvx2,
+     .pair_correction = nullptr},
     {.isa = Isa::avx512, .blocking = kAvx512, .blocking_acc16 = kAvx512Acc16,
      .kernel = &jit::kernel, .pack_a = &pack::pack_a_avx512,
      .widen_a = &pack::widen_a_avx2, .widen_a_linear = nullptr,
@@ -111,7 +115,8 @@ constexpr IsaRecord kRecords[] = {
      .spmdm = &kSpmdmAvx512, .half = kHalfZmm, .convert = &kConvertAvx512,
      .int4 = &int4::kInt4Avx512,
      .embedding = &kEmbeddingAvx512,
-     .transpose = &kTransposeAvx512, .i64 = &i64::kI64Avx512, .adagrad = &kAdagradAvx512},
+     .transpose = &kTransposeAvx512, .i64 = &i64::kI64Avx512, .adagrad = &kAdagradAvx512,
+     .pair_correction = &kPairCorrectionAvx512},
     {.isa = Isa::avx512_vnni_ymm, .blocking = kYmmVnni, .blocking_acc16 = kYmmVnni,
      .kernel = &jit::kernel, .pack_a = &pack::pack_a_avx512,
      .widen_a = nullptr, .widen_a_linear = nullptr,
@@ -119,7 +124,8 @@ constexpr IsaRecord kRecords[] = {
      .spmdm = &kSpmdmAvx512Vnni, .half = kHalfZmm, .convert = &kConvertAvx512,
      .int4 = &int4::kInt4Avx2,
      .embedding = &kEmbeddingAvx512,
-     .transpose = &kTransposeAvx2, .i64 = &i64::kI64Avx2, .adagrad = &kAdagradAvx512},
+     .transpose = &kTransposeAvx2, .i64 = &i64::kI64Avx2, .adagrad = &kAdagradAvx512,
+     .pair_correction = nullptr},
     {.isa = Isa::avx512_vnni, .blocking = kAvx512Vnni, .blocking_acc16 = kAvx512Vnni,
      .kernel = &jit::kernel, .pack_a = &pack::pack_a_avx512,
      .widen_a = nullptr, .widen_a_linear = nullptr,
@@ -127,7 +133,8 @@ constexpr IsaRecord kRecords[] = {
      .spmdm = &kSpmdmAvx512Vnni, .half = kHalfZmm, .convert = &kConvertAvx512,
      .int4 = &int4::kInt4Avx512Vnni,
      .embedding = &kEmbeddingAvx512,
-     .transpose = &kTransposeAvx512, .i64 = &i64::kI64Avx512, .adagrad = &kAdagradAvx512},
+     .transpose = &kTransposeAvx512, .i64 = &i64::kI64Avx512, .adagrad = &kAdagradAvx512,
+     .pair_correction = nullptr},
 };
 
 static_assert(sizeof(kRecords) / sizeof(kRecords[0]) == kIsaCount, "one record per Isa");

@@ -72,6 +72,7 @@ struct ConvertKernels;  // fp32 <-> fp16/bf16 conversion loops, src/fp16/convert
 struct EmbeddingKernels;  // embedding-bag loops, src/embedding/embedding_kernels.h
 struct TransposeKernels;  // transpose_simd's, src/common/transpose.h
 struct AdagradKernels;    // sparse AdaGrad loops, src/embedding/adagrad_kernels.h
+struct PairCorrectionKernels;  // the pair-safe kernels' sparse correction, src/driver/pair_correction.h
 
 // The kernel a spec names (src/jit/kernel_spec.h: tile, column or narrow form, acc16,
 // pair-safe, A widened, output stage, row sums), or null where the path has none of that
@@ -112,6 +113,9 @@ struct IsaRecord {
   const TransposeKernels* transpose;  // null on the portable path (a blocked loop)
   const i64::Kernel* i64;             // cblas_gemm_i64_i64acc's
   const AdagradKernels* adagrad;
+  // Paths with pair-safe kernels (avx2, avx512): the correction that lets them run on
+  // panels with a few unsafe pairs; null elsewhere.
+  const PairCorrectionKernels* pair_correction;
 
   constexpr const IsaTraits& traits() const { return detail::traits(isa); }
 };

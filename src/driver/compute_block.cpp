@@ -2,7 +2,9 @@
 
 #include "cpu/isa_record.h"
 #include "driver/driver.h"
+#include "driver/pair_correction.h"
 #include "driver/tile_output.h"
+#include "pack/pair_index.h"
 
 namespace quire::detail {
 
@@ -148,24 +150,36 @@ void compute_block(KernelSet& kernels, const BlockCall& call) {
   const TileRequantize* staged = tile_epilogue ? nullptr : requantize;
   const ABlock block{call.a, call.lda, call.wide};
   // Panels certified for this A block (panel_form) run the path's pair-safe kernels where
-  // it has them; every other panel runs the path's exact kernels, on A widened when the
-  // caller widened it.
+  // it has them; panels with few unsafe pairs in the K block run them corrected; every
+  // other panel runs the path's exact kernels, on A widened when the caller widened it.
   const KernelForm exact_form = call.wide != nullptr ? KernelForm::wide : KernelForm::exact;
-  const auto form_of = [&](int panel) {
-    return pair_limits != nullptr ? panel_form(pair_limits[panel], call.a_max, exact_form) : exact_form;
+  const int pair0 = call.k0 / 2, pair1 = pair0 + (call.kc + 1) / 2;
+  // A panel's form, and for a corrected one its entries in the K block.
+  const auto form_of = [&](int panel, const PairEntry*& first, const PairEntry*& last) {
+    if (pair_limits == nullptr) return exact_form;
+    const bool pays = call.pair_index != nullptr && call.a_max > pair_limits[panel] &&
+                      call.pair_index->range(call.first_panel + panel, pair0, pair1, first, last) &&
+                      correction_pays(last - first, pair1 - pair0,
+                                      std::min(width, b.n - panel * width), mc);
+    return panel_form(pair_limits[panel], call.a_max, exact_form, pays);
   };
   // jr: column slices of at most the kernel's NR that never straddle a B panel.
   for (int col = n0; col < n0 + nc;) {
     const int panel = col / width, offset = col % width;
     const int nr = std::min({kernels.nr(), width - offset, n0 + nc - col});
-    const KernelForm form = form_of(panel);
+    const PairEntry *first = nullptr, *last = nullptr;
+    const KernelForm form = form_of(panel, first, last);
     if (kernels.has_pair_safe()) kernels.count_form(form);
+    args.accumulate = call.accumulate;  // a corrected slice before may have set it
     // A block of fewer rows than a panel (one call, requantized after the loop) walks up
     // to KernelSet::panels consecutive panels of one form in one call of a wider tile.
     const int span = kernels.panels(mc, width, form);
     if (span > 1 && offset == 0 && mc < mr && kernels.nr() >= width) {
       int end = col + nr, spanned = 1;
-      for (; spanned < span && end < n0 + nc && form_of(end / width) == form; ++spanned)
+      const PairEntry *first_next = nullptr, *last_next = nullptr;
+      for (; spanned < span && end < n0 + nc &&
+             form_of(end / width, first_next, last_next) == form;
+           ++spanned)
         end = std::min(end + width, n0 + nc);
       const jit::KernelSpec spec = kernels.spec(mc, end - col, form, false, false, {},
                                                 width / kernels.lanes());
@@ -182,6 +196,14 @@ void compute_block(KernelSet& kernels, const BlockCall& call) {
         col = end;
         continue;
       }
+    }
+    // Corrected: the unsafe pairs' correction goes into C first (stored on the first K
+    // block), and the kernels add to it, their output stage applied as usual.
+    if (form == KernelForm::corrected) {
+      PairMajorBlock& pairs = *call.pair_major;
+      kernels.pair_correction()->correct(pairs.get(), pairs.ld(), mc, pair0, first, last, offset,
+                                         nr, c + (col - n0), ldc, call.accumulate, pairs.tile(nr));
+      args.accumulate = true;
     }
     // The wide form runs its own tile (KernelSet::wide_mr, wide_nr; on avx2 6 x 8, so a
     // slice is two calls); the others the call's mr x nr.

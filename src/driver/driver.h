@@ -46,8 +46,13 @@ const IsaRecord& active_isa();
 inst_set_t inst_set_of(const IsaRecord& isa);
 
 // The form of a column kernel: exact on packed A (split in every step), exact on A
-// widened beforehand (WideABlock), or pair-safe (packed A, pair-safe B panels only).
-enum class KernelForm : uint8_t { exact, wide, pair_safe };
+// widened beforehand (WideABlock), pair-safe (packed A, pair-safe B panels only), or
+// corrected: the pair-safe kernels on a panel with unsafe pairs, after the pairs'
+// correction was put in C (PairMajorBlock, driver/pair_correction.h).
+enum class KernelForm : uint8_t { exact, wide, pair_safe, corrected };
+struct PairCorrectionKernels;  // driver/pair_correction.h
+struct PairEntry;              // pack/pair_index.h
+struct PairIndexView;          // pack/pair_index.h
 
 // The kernels one fbgemmPacked call uses, each named by its full spec (jit/kernel_spec.h)
 // and obtained through the record's one kernel entry on first use, then reused without
@@ -67,7 +72,8 @@ class KernelSet {
                        bool row_sums = false, const OutputStage& stage = {},
                        int panel_vectors = 0) const {
     return jit::KernelSpec{.isa = isa_id_, .mr = mr, .nr = nr, .narrow = narrow,
-                           .acc16 = saturating_, .pair_safe = form == KernelForm::pair_safe,
+                           .acc16 = saturating_,
+                           .pair_safe = form == KernelForm::pair_safe || form == KernelForm::corrected,
                            .stage = stage, .row_sums = row_sums,
                            .wide_a = form == KernelForm::wide,
                            .sx_b = form == KernelForm::wide && sx_b_,
@@ -128,11 +134,18 @@ class KernelSet {
   bool narrow_row_sums() const { return narrow_rows_ > 0 && vnni_; }
   // Whether the path has pair-safe kernels (avx2, avx512; not under saturating acc16).
   bool has_pair_safe() const { return jit_ && !vnni_ && !saturating_; }
+  // The correction of the corrected form, where the path has pair-safe kernels; else null.
+  const PairCorrectionKernels* pair_correction() const { return correction_; }
   // The column slices compute_block chose each form for (paths with pair-safe kernels),
   // for quire/KernelFormCounts.h.
-  void count_form(KernelForm form) { ++(form == KernelForm::pair_safe ? pair_safe_slices_ : exact_slices_); }
+  void count_form(KernelForm form) {
+    ++(form == KernelForm::pair_safe   ? pair_safe_slices_
+       : form == KernelForm::corrected ? corrected_slices_
+                                       : exact_slices_);
+  }
   int64_t pair_safe_slices() const { return pair_safe_slices_; }
   int64_t exact_slices() const { return exact_slices_; }
+  int64_t corrected_slices() const { return corrected_slices_; }
   // Whether the path's column kernels can end in an output stage (JIT paths; the portable
   // kernel stores int32 and the tile epilogue requantizes).
   bool has_output_stage() const { return jit_; }
@@ -153,18 +166,23 @@ class KernelSet {
   bool sx_b_;  // the wide form is the sx_b kernels on linear wide A
   int lanes_, vector_registers_;  // int32 lanes per vector, vector registers (JIT paths)
   WidenAFn widen_;
+  const PairCorrectionKernels* correction_;
   int narrow_rows_;
   int used_ = 0, last_ = 0;
   Entry entries_[kSlots];
-  int64_t pair_safe_slices_ = 0, exact_slices_ = 0;
+  int64_t pair_safe_slices_ = 0, exact_slices_ = 0, corrected_slices_ = 0;
 };
 
 // The saturation certificate (docs/kernel-contract.md, "The saturation certificate"). A
 // B panel whose pair-safe limit (PackBMatrix::pairSafeLimits) is at least the A block's
 // largest value cannot saturate vpmaddubsw on that block: it runs the path's pair-safe
-// kernels, every other block x panel the exact form. The one place the choice is made.
-inline KernelForm panel_form(uint8_t panel_limit, uint8_t a_max, KernelForm exact_form) {
-  return a_max <= panel_limit ? KernelForm::pair_safe : exact_form;
+// kernels; one the certificate leaves out runs them corrected where its unsafe pairs in
+// the K block are few enough for the correction to pay (correction_pays,
+// pack/pair_index.h), else the exact form. The one place the choice is made.
+inline KernelForm panel_form(uint8_t panel_limit, uint8_t a_max, KernelForm exact_form,
+                             bool correction_pays = false) {
+  if (a_max <= panel_limit) return KernelForm::pair_safe;
+  return correction_pays ? KernelForm::corrected : exact_form;
 }
 
 // The largest of the panels' limits [first_panel, end_panel) below 255 (0 if none): an A
@@ -204,6 +222,26 @@ class WideABlock {
   int64_t ld_bytes_ = 0;
 };
 
+// One A block pair-major, as the correction reads it (PairMajorFn): made by the first
+// get() and reused for every corrected column slice of the A block and K block, in the
+// calling thread's scratch until the thread makes its next one.
+class PairMajorBlock {
+ public:
+  PairMajorBlock(const PairCorrectionKernels& kernels, const uint8_t* a, int64_t lda, int rows,
+                 int kc);
+  const int32_t* get();
+  int64_t ld() const { return ld_; }  // int32 elements between pairs
+  int32_t* tile(int cols);            // scratch for one slice's correction tile
+
+ private:
+  const PairCorrectionKernels& kernels_;
+  const uint8_t* src_;
+  int64_t lda_;
+  int rows_, kc_;
+  int64_t ld_;
+  const int32_t* data_ = nullptr;
+};
+
 // One compute_block call: C[0..mc) x [0..nc) (int32, ldc elements apart) = (or +=, when
 // accumulate) the A block times columns [n0, n0 + nc) of the packed B group at b_group,
 // over K range [k0, k0 + kc).
@@ -228,6 +266,11 @@ struct BlockCall {
   // Null, or the same A block widened: then the column panels that are not pair-safe run
   // the wide exact kernels (KernelForm::wide).
   WideABlock* wide = nullptr;
+  // Null, or B's unsafe-pair index (with first_panel, the group's first panel in it)
+  // and the A block pair-major: then panels the certificate leaves out may run corrected.
+  const PairIndexView* pair_index = nullptr;
+  int first_panel = 0;
+  PairMajorBlock* pair_major = nullptr;
   // Narrow blocks (KernelSet::narrow_row_sums, one K block): the kernels also write the
   // block's row sums of A here (the packer then skips them).
   int32_t* row_sums = nullptr;

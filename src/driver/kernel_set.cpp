@@ -15,6 +15,7 @@ KernelSet::KernelSet(const IsaRecord& isa, int mr, int nr, Accumulation acc)
       lanes_(std::max(1, isa.traits().int32_lanes())),
       vector_registers_(isa.traits().vector_registers),
       widen_(saturating_ ? nullptr : sx_b_ ? isa.widen_a_linear : isa.widen_a),
+      correction_(jit_ && !vnni_ && !saturating_ ? isa.pair_correction : nullptr),
       narrow_rows_(isa.traits().narrow_rows) {
   entries_[0] = Entry{~uint64_t{0}, nullptr};
 }

@@ -1,8 +1,10 @@
 // fbgemmPacked's loops (the order and why: docs/architecture.md, "One call").
 #include <algorithm>
+#include <optional>
 
 #include "cpu/isa_record.h"
 #include "driver/gemm_run.h"
+#include "pack/pair_index.h"
 #include "quire/detail/Check.h"
 
 namespace quire::detail {
@@ -56,11 +58,23 @@ void GemmRun::run_block(int32_t ic, int mc, int g, int k0, int kc, const PackedA
   const bool last_k_block = k0 + kc == s.K;
   // The certificate's A half: the block's largest value, taken where the path has
   // pair-safe kernels and some of this thread's panels certify less than any A.
+  uint8_t limit = 0;  // the largest of this thread's limits under 255, if any
   if (kernels.has_pair_safe()) {
     const int width = c.b->panel_width;
-    const uint8_t limit = largest_limit_below_255(pair_limits, tile.n0 / width,
-                                                  (tile.n1 + width - 1) / width);
+    limit = largest_limit_below_255(pair_limits, tile.n0 / width, (tile.n1 + width - 1) / width);
     if (limit > 0) call.a_max = block_a_max(a.data, a.ld, mc, kc, limit);
+  }
+  // Panels the certificate leaves out may run corrected (B's unsafe-pair index, the
+  // block made pair-major on first use), where some panel is not certified for any A and
+  // the block has the rows for the correction to pay (correction_pays).
+  const PairCorrectionKernels* correction = kernels.pair_correction();
+  const PairIndexView index = pair_index_view(*c.b, c.b_pair_safe_limits);
+  std::optional<PairMajorBlock> pair_major;
+  if (correction != nullptr && limit > 0 && mc >= kCorrectedMinRows) {
+    pair_major.emplace(*correction, a.data, a.ld, mc, kc);
+    call.pair_index = &index;
+    call.first_panel = g * c.b->panels();
+    call.pair_major = &*pair_major;
   }
   // Where the path has wide exact kernels and the block spans several column slices, A
   // is widened on first use by one (none if every panel is pair-safe) and reused by the

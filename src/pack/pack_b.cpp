@@ -5,6 +5,7 @@
 #include <string>
 
 #include "quire/detail/Check.h"
+#include "pack/pair_index.h"
 #include "quire/detail/PackB.h"
 
 namespace quire::detail {
@@ -96,7 +97,7 @@ void pack_b_block(const PackedBLayout& l, matrix_op_t trans, const int8_t* src, 
 }
 
 std::vector<uint8_t> pair_safe_limits(const PackedBLayout& l, const int8_t* packed) {
-  std::vector<uint8_t> limits(static_cast<size_t>(l.groups) * l.panels());
+  std::vector<uint8_t> limits(static_cast<size_t>(l.groups) * l.panels());  // then the index
   for (size_t i = 0; i < limits.size(); ++i) {
     const int8_t* panel = packed + static_cast<int64_t>(i) * l.panel_bytes();  // groups are consecutive panels
     // Branch-free over the whole panel (panel_bytes is a multiple of 4): the compiler
@@ -113,6 +114,7 @@ std::vector<uint8_t> pair_safe_limits(const PackedBLayout& l, const int8_t* pack
     if (negative < 0) limit = std::min(limit, 32768 / -negative);
     limits[i] = static_cast<uint8_t>(limit);
   }
+  append_pair_index(l, packed, limits);
   return limits;
 }
 

@@ -60,6 +60,19 @@ void pack_b_block(const PackedBLayout& layout, matrix_op_t trans, const int8_t* 
 // so the limit is the largest a_max <= 255 with a_max * P <= 32767 and a_max * N >= -32768.
 // P <= 254 and N >= -256 give a limit of at least 128: 7-bit activations are always safe.
 // Computed from the packed bytes, when packing and when loading.
+//
+// The returned blob holds more than the limits: its first groups x panels bytes are the
+// limits above (PackBMatrix::pairSafeLimits reads only them); after them, from the next
+// multiple of 8, the library's private index of the panels' unsafe pairs (pairs whose own
+// limit is under 255), read by fbgemmPacked through PackedGemmCall::b_pair_safe_limits to
+// run such panels with the pair-safe kernels plus a sparse correction: one byte per
+// (group, panel) saying whether the panel is indexed, then (8-aligned) groups x panels + 1
+// uint32 offsets, then (8-aligned) 8-byte entries {uint16 pair t (A bytes 2t, 2t + 1),
+// uint16 column in the panel, int16 b0, int16 b1}, per panel sorted by pair, so a K block
+// is a contiguous range. Panels with no unsafe pair have no entries; panels whose unsafe
+// pairs exceed 1/40 of pairs x columns are not indexed (they run the exact form). Size:
+// 8 bytes per unsafe pair + 5 per panel (docs/packing.md gives it for trained weights).
+// The blob is only ever made here, so whoever holds the limits holds the index after them.
 std::vector<uint8_t> pair_safe_limits(const PackedBLayout& layout, const int8_t* packed);
 
 // Writes B back in its source layout (same trans and ld, groups stacked).

@@ -1,0 +1,302 @@
+// Unsafe pairs as a sparse correction (docs/kernel-contract.md): the unsafe-pair index
+// that follows the pair-safe limits (detail::pair_safe_limits' blob) against a brute-force
+// scan of B, at the bounds of both sides (P 128 safe, 129 not; N -128 safe, -129 not);
+// then whole fbgemmPacked calls bit for bit against the reference with A at 255 / 254, so
+// the pair-safe kernels really saturate on the unsafe pairs and only the correction makes
+// them exact: trained-like and full-range weights, odd shapes, several K blocks, groups,
+// 1-3 threads, int32 and uint8 output (per tensor, per channel, ReLU on and off), on every
+// path, with the corrected slices counted (quire/KernelFormCounts.h) where the path has
+// pair-safe kernels and none elsewhere.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../src/pack/pair_index.h"
+#include "quire/quire.h"
+#include "quire/ref/Reference.h"
+#include "quire/ref/ReferenceOutput.h"
+#include "test_util.h"
+
+namespace quire::test {
+namespace {
+
+// Per output channel: normal-like weights scaled so that max |w| = 127.
+std::vector<int8_t> trained_weights(int K, int N, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<double> w(size_t(K) * N);
+  for (double& x : w) x = normal(rng);
+  std::vector<int8_t> B(w.size());
+  for (int j = 0; j < N; ++j) {
+    double top = 0;
+    for (int k = 0; k < K; ++k) top = std::max(top, std::abs(w[size_t(k) * N + j]));
+    for (int k = 0; k < K; ++k)
+      B[size_t(k) * N + j] = static_cast<int8_t>(std::lround(w[size_t(k) * N + j] / top * 127));
+  }
+  return B;
+}
+
+// Whether the pair can leave int16 for some A in [0, 255]^2 (a corner of the box).
+bool unsafe(int b0, int b1) {
+  for (int a0 : {0, 255})
+    for (int a1 : {0, 255}) {
+      const int s = a0 * b0 + a1 * b1;
+      if (s < -32768 || s > 32767) return true;
+    }
+  return false;
+}
+
+TEST(PairCorrection, IndexIsTheUnsafePairs) {
+  BlockingFactors bf = defaultBlocking<int32_t>();
+  bf.NR = 16;  // panels of 16 columns on every path
+  bf.NR_MIN = 16;
+  // Pairs at each side's bound, planted in an otherwise safe B: (127, 1) P = 128 and
+  // (-128, 0) N = -128 are safe, (127, 2) P = 129 and (-128, -1) N = -129 are not.
+  const int probes[][3] = {{127, 1, 0}, {127, 2, 1}, {-128, 0, 0}, {-128, -1, 1},
+                           {64, 64, 0}, {65, 64, 1}, {-64, -64, 0}, {-65, -64, 1}};
+  for (const auto& probe : probes) EXPECT_EQ(unsafe(probe[0], probe[1]), probe[2] == 1);
+  std::mt19937 rng(3);
+  for (int round = 0; round < 12; ++round) {
+    const int groups = 1 + round % 3, Kg = 1 + int(rng() % 150), N = 1 + int(rng() % 70);
+    std::vector<int8_t> B =
+        round % 4 == 3 ? random_vector<int8_t>(size_t(groups) * Kg * N, -128, 127, rng())
+        : round % 4 == 2 ? random_vector<int8_t>(size_t(groups) * Kg * N, -64, 64, rng())
+                         : trained_weights(groups * Kg, N, rng());
+    for (const auto& probe : probes) {  // at random places, in pairs that fit in K
+      if (Kg < 2) break;
+      const int g = int(rng() % groups), t = int(rng() % (Kg / 2)), j = int(rng() % N);
+      B[(size_t(g) * Kg + 2 * t) * N + j] = int8_t(probe[0]);
+      B[(size_t(g) * Kg + 2 * t + 1) * N + j] = int8_t(probe[1]);
+    }
+    PackBMatrix<int8_t> packed(matrix_op_t::NoTranspose, groups * Kg, N, B.data(), N, nullptr,
+                               groups, &bf);
+    const detail::PackedBLayout& l = packed.layout();
+    const detail::PairIndexView index = detail::pair_index_view(l, packed.pairSafeLimits(0));
+    for (int g = 0; g < groups; ++g)
+      for (int p = 0; p < l.panels(); ++p) {
+        std::vector<detail::PairEntry> want;
+        const int cols = std::min(16, N - 16 * p);
+        for (int t = 0; t < (Kg + 1) / 2; ++t)
+          for (int c = 0; c < cols; ++c) {
+            const size_t row = size_t(g) * Kg + 2 * t, j = size_t(16 * p + c);
+            const int b0 = B[row * N + j], b1 = 2 * t + 1 < Kg ? B[(row + 1) * N + j] : 0;
+            if (!unsafe(b0, b1)) continue;
+            want.push_back({uint16_t(t), uint16_t(c),
+                            int32_t(uint16_t(int16_t(b0)) | uint32_t(uint16_t(int16_t(b1))) << 16)});
+          }
+        const int gp = g * l.panels() + p;
+        const detail::PairEntry *first = nullptr, *last = nullptr;
+        const bool pays = detail::correction_pays(int64_t(want.size()), (Kg + 3) / 4 * 2, cols);
+        ASSERT_EQ(index.range(gp, 0, 1 << 16, first, last), pays) << "round " << round << " panel " << gp;
+        if (!pays) continue;
+        ASSERT_EQ(last - first, int64_t(want.size())) << "round " << round << " panel " << gp;
+        for (size_t e = 0; e < want.size(); ++e) {
+          EXPECT_EQ(first[e].pair, want[e].pair);
+          EXPECT_EQ(first[e].col, want[e].col);
+          EXPECT_EQ(first[e].b01, want[e].b01);
+        }
+        // A K range is the entries of its pairs.
+        const int t0 = Kg / 4, t1 = Kg / 2;
+        ASSERT_TRUE(index.range(gp, t0, t1, first, last));
+        EXPECT_EQ(last - first, std::count_if(want.begin(), want.end(), [&](const auto& e) {
+                    return e.pair >= t0 && e.pair < t1;
+                  }));
+      }
+  }
+}
+
+enum class Out { int32, u8_tensor, u8_channel, u8_tensor_relu, u8_channel_relu };
+const Out kOuts[] = {Out::int32, Out::u8_tensor, Out::u8_channel, Out::u8_tensor_relu,
+                     Out::u8_channel_relu};
+
+struct Case {
+  int M, N, K;  // K per group
+  int groups, threads;
+  Out out;
+  int kcb;  // > 0: K blocks of this depth
+};
+
+std::string describe(const Case& c) {
+  return "M=" + std::to_string(c.M) + " N=" + std::to_string(c.N) + " K=" + std::to_string(c.K) +
+         " groups=" + std::to_string(c.groups) + " threads=" + std::to_string(c.threads) +
+         " out=" + std::to_string(int(c.out)) + " kcb=" + std::to_string(c.kcb);
+}
+
+template <bool Relu, QuantizationGranularity Q>
+int run_u8(const Case& c, const std::vector<uint8_t>& A, const std::vector<int8_t>& B,
+           const PackBMatrix<int8_t>& packedB, const std::vector<int32_t>& exact,
+           const BlockingFactors* bf) {
+  const int M = c.M, N = c.N, K = c.K;
+  const bool per_channel = Q == QuantizationGranularity::OUT_CHANNEL;
+  const int32_t a_zp = 2, c_zp = 5;
+  std::vector<int32_t> b_zp(N), col_offsets(N), bias(N);
+  std::vector<float> multiplier(N);
+  for (int j = 0; j < N; ++j) {
+    b_zp[j] = per_channel ? j % 3 - 1 : 1;
+    multiplier[j] = per_channel ? 2e-5f * float(1 + j % 5) : 4e-5f;
+    bias[j] = j * 7 - 200;
+  }
+  ref::col_offsets_with_zero_pt_s8(K, N, B.data(), N, b_zp.data(), col_offsets.data(),
+                                   per_channel ? 1 : N);
+  std::vector<int32_t> row_offsets(M);
+  ref::row_offsets_u8(M, K, A.data(), K, row_offsets.data());
+  ref::QuantParams p;
+  p.granularity = Q;
+  p.nCol = uint32_t(N);
+  p.Aq_zero_point = a_zp;
+  p.Bq_zero_point = b_zp.data();
+  p.row_offsets = row_offsets.data();
+  p.col_offsets = col_offsets.data();
+  std::vector<uint8_t> want(size_t(M) * N);
+  ref::requantize_u8<int32_t>(want.data(), exact.data(), block_type_t{0, M, 0, N}, N, N, p,
+                              multiplier.data(), c_zp, bias.data(), nullptr, Relu);
+  std::vector<uint8_t> C(size_t(M) * N);
+  std::vector<int32_t> scratch(C.size());
+  for (int t = 0; t < c.threads; ++t) {
+    // Reads A in place (lda = K, odd K included) where quire's packer can.
+    PackAWithRowOffset<uint8_t> packA(matrix_op_t::NoTranspose, M, K, A.data(), K, nullptr, 1, nullptr, bf);
+    DoNothing<> done;
+    ReQuantizeOutput<Relu, Q> rq(done, multiplier.data(), c_zp, a_zp, b_zp.data(),
+                                 packA.getRowOffsetBuffer(), col_offsets.data(), bias.data(),
+                                 uint32_t(N));
+    fbgemmPacked(packA, packedB, C.data(), scratch.data(), N, rq, t, c.threads, bf);
+  }
+  return compare_buffers(want.data(), C.data(), M, N, N, 0);
+}
+
+// fbgemmPacked against the reference; returns the mismatches and the calls' form counts.
+int run_case(const Case& c, const std::vector<uint8_t>& A, const std::vector<int8_t>& B,
+             KernelFormCounts& counts) {
+  const int M = c.M, N = c.N, K = c.K, G = c.groups;
+  std::vector<int32_t> exact(size_t(M) * G * N);
+  for (int g = 0; g < G; ++g)
+    ref::matmul_u8s8s32(M, N, K, A.data() + g * K, G * K, B.data() + size_t(g) * K * N, N,
+                        exact.data() + g * N, G * N);
+  BlockingFactors bf = defaultBlocking<int32_t>();
+  if (c.kcb > 0) bf.KCB = c.kcb;
+  const BlockingFactors* params = c.kcb > 0 ? &bf : nullptr;
+  PackBMatrix<int8_t> packedB(matrix_op_t::NoTranspose, G * K, N, B.data(), N, nullptr, G, params);
+  resetKernelFormCounts();
+  int bad = 0;
+  switch (c.out) {
+    case Out::int32: {
+      std::vector<int32_t> C(exact.size(), -7);
+      for (int t = 0; t < c.threads; ++t) {
+        PackAMatrix<uint8_t> packA(matrix_op_t::NoTranspose, M, G * K, A.data(), G * K, nullptr, G, params);
+        DoNothing<int32_t, int32_t> done;
+        memCopy<> copy(done);
+        fbgemmPacked(packA, packedB, C.data(), C.data(), G * N, copy, t, c.threads, params);
+      }
+      bad = compare_buffers(exact.data(), C.data(), M, G * N, G * N, 0);
+      break;
+    }
+    case Out::u8_tensor: bad = run_u8<false, QuantizationGranularity::TENSOR>(c, A, B, packedB, exact, params); break;
+    case Out::u8_channel: bad = run_u8<false, QuantizationGranularity::OUT_CHANNEL>(c, A, B, packedB, exact, params); break;
+    case Out::u8_tensor_relu: bad = run_u8<true, QuantizationGranularity::TENSOR>(c, A, B, packedB, exact, params); break;
+    case Out::u8_channel_relu: bad = run_u8<true, QuantizationGranularity::OUT_CHANNEL>(c, A, B, packedB, exact, params); break;
+  }
+  counts = kernelFormCounts();
+  return bad;
+}
+
+// Whether the active path has pair-safe kernels, and so the corrected form (avx2, avx512).
+bool path_corrects() {
+  const inst_set_t isa = fbgemmInstructionSet();
+  return isa == inst_set_t::avx2 || isa == inst_set_t::avx512 || isa == inst_set_t::avx512_ymm;
+}
+
+// A at 255 and 254 (254 * 129 = 32766 fits, 255 * 129 does not: both sides of a bound),
+// with a few zeros.
+std::vector<uint8_t> extreme_a(size_t n, uint32_t seed) {
+  std::vector<uint8_t> A = random_vector<uint8_t>(n, 0, 15, seed);
+  for (uint8_t& a : A) a = a == 0 ? 0 : a < 8 ? 255 : 254;
+  return A;
+}
+
+class PairCorrectionGemm : public ::testing::TestWithParam<IsaCase> {};
+
+// Trained-like weights leave 1-2% of pairs unsafe at K = 1500 (more at smaller K, where
+// the panels run the exact form): corrected on avx2 / avx512 for blocks of at least 16
+// rows (1/40 of pairs; 1/64 from 10 rows). The shapes cross the tiles' rows and columns, K tails (odd K: pairs half in the
+// padding) and several K blocks.
+TEST_P(PairCorrectionGemm, TrainedWeightsExtremeActivations) {
+  if (!GetParam().supported) GTEST_SKIP() << "needs " << missing_features(GetParam().isa);
+  ScopedIsa isa(GetParam().isa);
+  uint32_t seed = 40;
+  for (int M : {1, 3, 17, 63, 65})
+    for (int N : {1, 17, 63, 65})
+      for (int K : {3, 64, 129, 1501}) {
+        ++seed;
+        const int groups = seed % 4 == 0 ? 2 : 1;
+        const Case c{M, N, K, groups, 1 + int(seed % 3), groups > 1 ? Out::int32 : kOuts[seed % 5],
+                     K > 128 && seed % 2 ? 64 : 0};
+        const auto A = extreme_a(size_t(M) * groups * K, seed);
+        const auto B = trained_weights(groups * K, N, seed + 1);
+        KernelFormCounts counts{};
+        ASSERT_EQ(run_case(c, A, B, counts), 0) << describe(c);
+        if (!path_corrects()) {
+          EXPECT_EQ(counts.corrected, 0) << describe(c);
+        } else if (M >= 17 && N >= 17 && K > 1000 && c.threads == 1) {
+          EXPECT_GT(counts.corrected, 0) << describe(c);
+        }
+      }
+}
+
+// Planted unsafe pairs past the bound, in one column each: with A = 255 every
+// such pair saturates the pair-safe kernel, so a missing or wrong correction shows.
+TEST_P(PairCorrectionGemm, PlantedPairsAtTheBound) {
+  if (!GetParam().supported) GTEST_SKIP() << "needs " << missing_features(GetParam().isa);
+  ScopedIsa isa(GetParam().isa);
+  const int pairs[][2] = {{127, 2}, {127, 127}, {-128, -1}, {-128, -128}, {65, 64}, {-65, -64}};
+  uint32_t seed = 7;
+  for (const auto& pair : pairs)
+    for (int M : {1, 6, 17, 130})  // 1 and 6: exact (too few rows), still exact results
+      for (int K : {17, 200}) {
+        ++seed;
+        const int N = 33;
+        const Case c{M, N, K, 1, 1 + int(seed % 3), kOuts[seed % 5], K > 128 ? 64 : 0};
+        std::vector<uint8_t> A(size_t(M) * K, 255);
+        auto B = random_vector<int8_t>(size_t(K) * N, -60, 60, seed);
+        for (int j = 0; j < N; j += 16) {  // one unsafe pair per column in 1 of 16
+          const int t = (j * 7) % (K / 2);
+          B[size_t(2 * t) * N + j] = int8_t(pair[0]);
+          B[size_t(2 * t + 1) * N + j] = int8_t(pair[1]);
+        }
+        KernelFormCounts counts{};
+        ASSERT_EQ(run_case(c, A, B, counts), 0) << pair[0] << "," << pair[1] << " " << describe(c);
+        // Blocks of 10 rows or more are corrected (a thread's share of M: 130 rows split
+        // in 3 still are).
+        if (path_corrects() && (M >= 130 || (M >= 17 && c.threads == 1))) {
+          EXPECT_GT(counts.corrected, 0) << describe(c);
+        }
+      }
+}
+
+// Full-range weights have about a quarter of their pairs unsafe: too many to correct,
+// they run the exact form, still exactly.
+TEST_P(PairCorrectionGemm, FullRangeWeights) {
+  if (!GetParam().supported) GTEST_SKIP() << "needs " << missing_features(GetParam().isa);
+  ScopedIsa isa(GetParam().isa);
+  uint32_t seed = 900;
+  for (int M : {3, 65})
+    for (int N : {17, 65})
+      for (int K : {63, 300}) {
+        ++seed;
+        const Case c{M, N, K, 1, 1 + int(seed % 3), kOuts[seed % 5], K > 128 ? 64 : 0};
+        const auto A = extreme_a(size_t(M) * K, seed);
+        const auto B = random_vector<int8_t>(size_t(K) * N, -128, 127, seed + 1);
+        KernelFormCounts counts{};
+        ASSERT_EQ(run_case(c, A, B, counts), 0) << describe(c);
+        EXPECT_EQ(counts.corrected, 0) << describe(c);
+      }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllIsas, PairCorrectionGemm, ::testing::ValuesIn(all_isas()),
+                         [](const auto& info) { return std::string(instSetName(info.param.isa)); });
+
+}  // namespace
+}  // namespace quire::test
