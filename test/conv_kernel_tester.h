@@ -48,8 +48,8 @@ class ConvKernelTester {
   ConvKernelTester& seed(uint32_t v) { seed_ = v; return *this; }
 
   // G = IC, OC = multiplier * IC: the pixel kernel, and the row kernels where the
-  // path has them and they take the layer.
-  void TestDepthwise(const conv::ConvKernels& t) const {
+  // path has them and they take the layer. Returns whether the row kernels ran.
+  bool TestDepthwise(const conv::ConvKernels& t) const {
     const ConvProblem<D> c(param(channels_, channels_ * multiplier_), a_zp_, seed_);
     const Requant<D> rq(c, gran_, relu_, bias_, b_sym_, seed_ + 1);
     const detail::DirectRequant r = requant(c, rq);
@@ -58,7 +58,7 @@ class ConvKernelTester {
     std::vector<uint8_t> got(rq.want.size(), kSentinel);
     depthwise_pixels(t, g, c.A.data(), W.PackedMat(), r, got.data());
     EXPECT_TRUE(same_bits(rq.want, got)) << t.name << ".depthwise " << name(c.p);
-    if (t.depthwise_rows == nullptr || !t.depthwise_rows->fit(g, r)) return;
+    if (t.depthwise_rows == nullptr || !t.depthwise_rows->fit(g, r)) return false;
     std::fill(got.begin(), got.end(), kSentinel);
     const conv::DepthwiseRowKernels& rows = *t.depthwise_rows;
     for (int i = 0; i < threads_; ++i) {
@@ -68,6 +68,7 @@ class ConvKernelTester {
       if (a.row_begin < a.row_end) (g.stride[1] == 1 ? rows.stride1 : rows.stride2)(a);
     }
     EXPECT_TRUE(same_bits(rq.want, got)) << t.name << ".depthwise_rows " << name(c.p);
+    return true;
   }
 
   // IC / G = OC / G = channels() / groups() (2, 4, 8 or 16).
