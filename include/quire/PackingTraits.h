@@ -2,12 +2,14 @@
 // constants, under FBGEMM's name and members (MR, NR, NR_MIN, ROW_INTERLEAVE, MCB, NCB,
 // KCB and the tuple getters). The values are quire's: its kernels and packed layouts
 // differ from FBGEMM's (docs/kernel-contract.md), e.g. ROW_INTERLEAVE is 4 for acc16
-// too. They are what the packers use when given no BlockingFactors (a test keeps the
-// two in step). avx512_ymm runs the avx512 path, so it has the avx512 values.
+// too. They are what the packers use when given no BlockingFactors: the dispatch
+// records read the same table (detail::kInt8Blocking). avx512_ymm runs the avx512 path,
+// so it has the avx512 values.
 #pragma once
 
 #include <cstdint>
 #include <tuple>
+#include <type_traits>
 
 #include "quire/FloatConversion.h"
 #include "quire/Types.h"
@@ -21,49 +23,72 @@ struct PackingTraits;
 
 namespace detail {
 
-template <int MR_, int NR_, int NR_MIN_, int MCB_, int KCB_, int NCB_>
+// The int8 GEMM's default blocking on one path (ROW_INTERLEAVE is 4 everywhere).
+struct Int8Blocking {
+  int MR, NR, NR_MIN, MCB, KCB, NCB;
+  constexpr bool operator==(const Int8Blocking&) const = default;
+};
+
+// One row per FBGEMM name that runs an int8 path: its int32 blocking and its acc16
+// (accT = int16_t) blocking, which differs only where the path has saturating acc16
+// kernels (avx2, avx512); elsewhere acc16 runs the exact kernels with the int32
+// blocking. The one place the numbers are written: PackingTraits below and the dispatch
+// records (src/cpu/dispatch.cpp, which has the register arithmetic behind them and
+// static_asserts that every path's row agrees with its traits) both read it.
+struct Int8BlockingRow {
+  inst_set_t inst_set;
+  Int8Blocking acc32, acc16;
+};
+inline constexpr Int8Blocking kPortableBlocking{4, 16, 16, 64, 256, 256};
+inline constexpr Int8Blocking kAvx2Blocking{4, 16, 8, 120, 2048, 512};
+inline constexpr Int8Blocking kAvx2Acc16Blocking{6, 16, 8, 120, 256, 512};
+inline constexpr Int8Blocking kYmmVnniBlocking{6, 16, 8, 120, 2048, 512};
+inline constexpr Int8Blocking kAvx512Blocking{6, 48, 16, 120, 2048, 480};
+inline constexpr Int8Blocking kAvx512Acc16Blocking{6, 64, 16, 120, 256, 512};
+inline constexpr Int8Blocking kAvx512VnniBlocking{6, 64, 16, 120, 2048, 512};
+inline constexpr Int8BlockingRow kInt8Blocking[] = {
+    {inst_set_t::anyarch, kPortableBlocking, kPortableBlocking},
+    {inst_set_t::avx2, kAvx2Blocking, kAvx2Acc16Blocking},
+    {inst_set_t::avx_vnni, kYmmVnniBlocking, kYmmVnniBlocking},
+    {inst_set_t::avx512, kAvx512Blocking, kAvx512Acc16Blocking},
+    {inst_set_t::avx512_ymm, kAvx512Blocking, kAvx512Acc16Blocking},  // runs avx512
+    {inst_set_t::avx512_vnni_ymm, kYmmVnniBlocking, kYmmVnniBlocking},
+    {inst_set_t::avx512_vnni, kAvx512VnniBlocking, kAvx512VnniBlocking},
+};
+
+// The row of an FBGEMM name, or null (sve: no path).
+constexpr const Int8BlockingRow* find_int8_blocking(inst_set_t inst_set) {
+  for (const Int8BlockingRow& r : kInt8Blocking)
+    if (r.inst_set == inst_set) return &r;
+  return nullptr;
+}
+
+template <Int8Blocking B>
 struct Int8Traits {
-  static constexpr int MR{MR_};
-  static constexpr int NR{NR_};
-  static constexpr int NR_MIN{NR_MIN_};
+  static constexpr int MR{B.MR};
+  static constexpr int NR{B.NR};
+  static constexpr int NR_MIN{B.NR_MIN};
   static constexpr int ROW_INTERLEAVE{4};
-  static constexpr int MCB{MCB_};
-  static constexpr int KCB{KCB_};
-  static constexpr int NCB{NCB_};
+  static constexpr int MCB{B.MCB};
+  static constexpr int KCB{B.KCB};
+  static constexpr int NCB{B.NCB};
   static constexpr std::tuple<int, int, int> getCacheBlockParams() { return {MCB, KCB, MR}; }
   static constexpr std::tuple<int, int, int, int> getKernelParams() { return {MCB, NCB, NR_MIN, NR}; }
   static constexpr std::tuple<int, int, int> getMatrixPackAParams() { return {MCB, KCB, ROW_INTERLEAVE}; }
   static constexpr std::tuple<int, int, int> getMatrixPackBParams() { return {KCB, NCB, ROW_INTERLEAVE}; }
 };
 
-// {MR, NR, NR_MIN, MCB, KCB, NCB} of each path (src/cpu/dispatch.cpp has the register
-// arithmetic behind them).
-using PortableTraits = Int8Traits<4, 16, 16, 64, 256, 256>;
-using Avx2Traits = Int8Traits<4, 16, 8, 120, 2048, 512>;
-using Avx2Acc16Traits = Int8Traits<6, 16, 8, 120, 256, 512>;
-using YmmVnniTraits = Int8Traits<6, 16, 8, 120, 2048, 512>;
-using Avx512Traits = Int8Traits<6, 48, 16, 120, 2048, 480>;
-using Avx512Acc16Traits = Int8Traits<6, 64, 16, 120, 256, 512>;
-using Avx512VnniTraits = Int8Traits<6, 64, 16, 120, 2048, 512>;
+template <typename accT>
+concept Int8Accumulator = std::is_same_v<accT, int32_t> || std::is_same_v<accT, int16_t>;
 
 }  // namespace detail
 
-// acc16 (accT = int16_t) has its own blocking where the path has saturating kernels
-// (avx2, avx512); elsewhere it runs the exact kernels with the int32 blocking.
-template <Int8Type T> struct PackingTraits<T, int32_t, inst_set_t::anyarch> : detail::PortableTraits {};
-template <Int8Type T> struct PackingTraits<T, int16_t, inst_set_t::anyarch> : detail::PortableTraits {};
-template <Int8Type T> struct PackingTraits<T, int32_t, inst_set_t::avx2> : detail::Avx2Traits {};
-template <Int8Type T> struct PackingTraits<T, int16_t, inst_set_t::avx2> : detail::Avx2Acc16Traits {};
-template <Int8Type T> struct PackingTraits<T, int32_t, inst_set_t::avx_vnni> : detail::YmmVnniTraits {};
-template <Int8Type T> struct PackingTraits<T, int16_t, inst_set_t::avx_vnni> : detail::YmmVnniTraits {};
-template <Int8Type T> struct PackingTraits<T, int32_t, inst_set_t::avx512> : detail::Avx512Traits {};
-template <Int8Type T> struct PackingTraits<T, int16_t, inst_set_t::avx512> : detail::Avx512Acc16Traits {};
-template <Int8Type T> struct PackingTraits<T, int32_t, inst_set_t::avx512_ymm> : detail::Avx512Traits {};
-template <Int8Type T> struct PackingTraits<T, int16_t, inst_set_t::avx512_ymm> : detail::Avx512Acc16Traits {};
-template <Int8Type T> struct PackingTraits<T, int32_t, inst_set_t::avx512_vnni> : detail::Avx512VnniTraits {};
-template <Int8Type T> struct PackingTraits<T, int16_t, inst_set_t::avx512_vnni> : detail::Avx512VnniTraits {};
-template <Int8Type T> struct PackingTraits<T, int32_t, inst_set_t::avx512_vnni_ymm> : detail::YmmVnniTraits {};
-template <Int8Type T> struct PackingTraits<T, int16_t, inst_set_t::avx512_vnni_ymm> : detail::YmmVnniTraits {};
+// Every (uint8_t / int8_t, int32_t / int16_t, path) from its kInt8Blocking row.
+template <Int8Type T, detail::Int8Accumulator accT, inst_set_t I>
+  requires(detail::find_int8_blocking(I) != nullptr)
+struct PackingTraits<T, accT, I>
+    : detail::Int8Traits<std::is_same_v<accT, int16_t> ? detail::find_int8_blocking(I)->acc16
+                                                       : detail::find_int8_blocking(I)->acc32> {};
 
 // The int64 GEMM (FbgemmI64.h): 8 x 16 tiles on AVX-512 (src/i64/).
 template <>

@@ -43,9 +43,9 @@ MicroKernelFn portable_kernel(const jit::KernelSpec& s) {
   return plain ? &driver::portable_micro_kernel : nullptr;
 }
 
-// The default blocking of each path: PackingTraits' (quire/PackingTraits.h), the one
-// place the numbers are written. Register arithmetic of those tiles (vector registers:
-// 16 ymm or 32 zmm):
+// The default blocking of each path: the row of its FBGEMM name in kInt8Blocking
+// (quire/PackingTraits.h), which PackingTraits reads too. Register arithmetic of those
+// tiles (vector registers: 16 ymm or 32 zmm):
 //   avx512_vnni  MR=6, NR=64: 6*4 accumulators + 4 B vectors + 1 A broadcast = 29 of 32
 //   avx_vnni     MR=6, NR=16: 6*2 accumulators + 2 B vectors + 1 A broadcast = 15 of 16
 //                (avx512_vnni_ymm: the same kernels, EVEX-encoded)
@@ -61,18 +61,12 @@ MicroKernelFn portable_kernel(const jit::KernelSpec& s) {
 // Its KCB is the depth of one int16 accumulation window: 256 keeps the C round trip per
 // window at a few percent of the kernel time while each int16 sum sees only 64 pairs.
 // Elsewhere acc16 runs the exact kernels with the acc32 blocking.
-template <inst_set_t I, typename accT = int32_t>
-constexpr BlockingFactors packing_traits() {
-  using T = PackingTraits<uint8_t, accT, I>;
-  return {T::MR, T::NR, T::NR_MIN, T::ROW_INTERLEAVE, T::MCB, T::KCB, T::NCB};
+// A path without an FBGEMM name of its own reuses another path's blocking by naming it.
+constexpr BlockingFactors blocking_of(Isa isa, bool acc16) {
+  const Int8BlockingRow& row = *find_int8_blocking(traits(isa).inst_set);
+  const Int8Blocking& b = acc16 ? row.acc16 : row.acc32;
+  return {b.MR, b.NR, b.NR_MIN, 4, b.MCB, b.KCB, b.NCB};
 }
-constexpr BlockingFactors kPortable = packing_traits<inst_set_t::anyarch>();
-constexpr BlockingFactors kAvx2 = packing_traits<inst_set_t::avx2>();
-constexpr BlockingFactors kAvx2Acc16 = packing_traits<inst_set_t::avx2, int16_t>();
-constexpr BlockingFactors kYmmVnni = packing_traits<inst_set_t::avx_vnni>();
-constexpr BlockingFactors kAvx512 = packing_traits<inst_set_t::avx512>();
-constexpr BlockingFactors kAvx512Acc16 = packing_traits<inst_set_t::avx512, int16_t>();
-constexpr BlockingFactors kAvx512Vnni = packing_traits<inst_set_t::avx512_vnni>();
 
 constexpr HalfKernels kHalfYmm{&kHalfFp16Avx2, &kHalfBf16Avx2, nullptr, &kHalfFp32Avx2};
 constexpr HalfKernels kHalfZmm{&kHalfFp16Avx512, &kHalfBf16Avx512, &kHalfBf16Avx512Bf16,
@@ -80,7 +74,8 @@ constexpr HalfKernels kHalfZmm{&kHalfFp16Avx512, &kHalfBf16Avx512, &kHalfBf16Avx
 
 // One record per Isa, in enum order (checked below).
 constexpr IsaRecord kRecords[] = {
-    {.isa = Isa::portable, .blocking = kPortable, .blocking_acc16 = kPortable,
+    {.isa = Isa::portable, .blocking = blocking_of(Isa::portable, false),
+     .blocking_acc16 = blocking_of(Isa::portable, true),
      .kernel = &portable_kernel, .pack_a = &pack::pack_a_portable,
      .widen_a = nullptr, .widen_a_linear = nullptr,
      .epilogue = &kEpiloguePortable, .quant = &kQuantPortable, .conv = &conv::kConvPortable,
@@ -90,7 +85,8 @@ constexpr IsaRecord kRecords[] = {
      .embedding = &kEmbeddingPortable,
      .transpose = nullptr, .i64 = &i64::kI64Portable, .adagrad = &kAdagradPortable,
      .pair_correction = nullptr},
-    {.isa = Isa::avx2, .blocking = kAvx2, .blocking_acc16 = kAvx2Acc16,
+    {.isa = Isa::avx2, .blocking = blocking_of(Isa::avx2, false),
+     .blocking_acc16 = blocking_of(Isa::avx2, true),
      .kernel = &jit::kernel, .pack_a = &pack::pack_a_avx2,
      .widen_a = &pack::widen_a_avx2, .widen_a_linear = &pack::widen_a_linear_avx2,
      .epilogue = &kEpilogueAvx2, .quant = &kQuantAvx2, .conv = &conv::kConvAvx2,
@@ -99,7 +95,8 @@ constexpr IsaRecord kRecords[] = {
      .embedding = &kEmbeddingAvx2,
      .transpose = &kTransposeAvx2, .i64 = &i64::kI64Avx2, .adagrad = &kAdagradAvx2,
      .pair_correction = &kPairCorrectionAvx2},
-    {.isa = Isa::avx_vnni, .blocking = kYmmVnni, .blocking_acc16 = kYmmVnni,
+    {.isa = Isa::avx_vnni, .blocking = blocking_of(Isa::avx_vnni, false),
+     .blocking_acc16 = blocking_of(Isa::avx_vnni, true),
      .kernel = &jit::kernel, .pack_a = &pack::pack_a_avx2,
      .widen_a = nullptr, .widen_a_linear = nullptr,
      .epilogue = &kEpilogueAvx2, .quant = &kQuantAvx2, .conv = &conv::kConvAvx2,
@@ -108,7 +105,8 @@ constexpr IsaRecord kRecords[] = {
      .embedding = &kEmbeddingAvx2,
      .transpose = &kTransposeAvx2, .i64 = &i64::kI64Avx2, .adagrad = &kAdagradAvx2,
      .pair_correction = nullptr},
-    {.isa = Isa::avx512, .blocking = kAvx512, .blocking_acc16 = kAvx512Acc16,
+    {.isa = Isa::avx512, .blocking = blocking_of(Isa::avx512, false),
+     .blocking_acc16 = blocking_of(Isa::avx512, true),
      .kernel = &jit::kernel, .pack_a = &pack::pack_a_avx512,
      .widen_a = &pack::widen_a_avx2, .widen_a_linear = nullptr,
      .epilogue = &kEpilogueAvx512, .quant = &kQuantAvx512, .conv = &conv::kConvAvx512,
@@ -117,7 +115,8 @@ constexpr IsaRecord kRecords[] = {
      .embedding = &kEmbeddingAvx512,
      .transpose = &kTransposeAvx512, .i64 = &i64::kI64Avx512, .adagrad = &kAdagradAvx512,
      .pair_correction = &kPairCorrectionAvx512},
-    {.isa = Isa::avx512_vnni_ymm, .blocking = kYmmVnni, .blocking_acc16 = kYmmVnni,
+    {.isa = Isa::avx512_vnni_ymm, .blocking = blocking_of(Isa::avx512_vnni_ymm, false),
+     .blocking_acc16 = blocking_of(Isa::avx512_vnni_ymm, true),
      .kernel = &jit::kernel, .pack_a = &pack::pack_a_avx512,
      .widen_a = nullptr, .widen_a_linear = nullptr,
      .epilogue = &kEpilogueAvx512, .quant = &kQuantAvx512, .conv = &conv::kConvAvx2,
@@ -126,7 +125,8 @@ constexpr IsaRecord kRecords[] = {
      .embedding = &kEmbeddingAvx512,
      .transpose = &kTransposeAvx2, .i64 = &i64::kI64Avx2, .adagrad = &kAdagradAvx512,
      .pair_correction = nullptr},
-    {.isa = Isa::avx512_vnni, .blocking = kAvx512Vnni, .blocking_acc16 = kAvx512Vnni,
+    {.isa = Isa::avx512_vnni, .blocking = blocking_of(Isa::avx512_vnni, false),
+     .blocking_acc16 = blocking_of(Isa::avx512_vnni, true),
      .kernel = &jit::kernel, .pack_a = &pack::pack_a_avx512,
      .widen_a = nullptr, .widen_a_linear = nullptr,
      .epilogue = &kEpilogueAvx512, .quant = &kQuantAvx512, .conv = &conv::kConvAvx512Vnni,
@@ -144,6 +144,38 @@ consteval bool records_in_enum_order() {
   return true;
 }
 static_assert(records_in_enum_order(), "kRecords[i] must describe Isa i");
+
+constexpr bool same_blocking(const BlockingFactors& a, const BlockingFactors& b) {
+  return a.MR == b.MR && a.NR == b.NR && a.NR_MIN == b.NR_MIN &&
+         a.ROW_INTERLEAVE == b.ROW_INTERLEAVE && a.MCB == b.MCB && a.KCB == b.KCB &&
+         a.NCB == b.NCB;
+}
+// PackingTraits and the records agree: every FBGEMM name that runs a path has a blocking
+// row, and no row names a path quire lacks; a path that answers for its name (the first
+// row of it) has its row's blocking; an alias has the blocking of the path it runs; and
+// acc16 has blocking of its own only where its kernels saturate.
+consteval bool blocking_agrees() {
+  for (const Int8BlockingRow& b : kInt8Blocking)
+    if (find_traits(b.inst_set) == nullptr) return false;
+  for (const IsaRecord& r : kRecords) {
+    const IsaTraits& t = r.traits();
+    if (find_int8_blocking(t.inst_set) == nullptr) return false;
+    if (find_traits(t.inst_set)->isa != t.isa) continue;
+    if (!same_blocking(r.blocking, blocking_of(t.isa, false)) ||
+        !same_blocking(r.blocking_acc16, blocking_of(t.isa, true)))
+      return false;
+    if (!t.acc16_saturates && !same_blocking(r.blocking, r.blocking_acc16)) return false;
+  }
+  for (const InstSetAlias& a : kInstSetAliases) {
+    if (!a.has_path) continue;
+    const Int8BlockingRow* b = find_int8_blocking(a.inst_set);
+    if (b == nullptr || !(b->acc32 == find_int8_blocking(traits(a.isa).inst_set)->acc32) ||
+        !(b->acc16 == find_int8_blocking(traits(a.isa).inst_set)->acc16))
+      return false;
+  }
+  return true;
+}
+static_assert(blocking_agrees(), "kInt8Blocking (quire/PackingTraits.h) and kRecords disagree");
 
 const IsaRecord& record(Isa isa) { return kRecords[static_cast<int>(isa)]; }
 

@@ -284,6 +284,12 @@ class KernelEmitter final : public TileLoopEmitter {
 
 int int32_lanes(Isa isa) { return detail::traits(isa).int32_lanes(); }
 
+// Paths whose exact form is sx_b (avx2's: 32-byte VEX vectors without VNNI), read from the
+// traits, not the path's name, so a path that reuses avx2's tables gets its kernels.
+static bool sx_b_path(const detail::IsaTraits& t) {
+  return t.vector_bytes == 32 && !t.vnni && t.encoding == detail::Encoding::vex;
+}
+
 bool registers_fit(const KernelSpec& s) {
   if (detail::traits(s.isa).vector_bytes == 0) return false;  // portable: no JIT kernels
   if (s.mr < 1 || s.nr < 1 || s.mr > 12) return false;  // 12: four A row cursors (tile_loop_emitter.h)
@@ -294,14 +300,14 @@ bool registers_fit(const KernelSpec& s) {
   if (s.panel_vectors > 0) {  // small-M tiles over up to 4 panels: pair-safe, or 1-row sx_b
     const RegMap map{vectors_for(s), s.mr, dot_style(s), true};
     const int per_panel = (s.sx_b ? 2 : 1) * s.panel_vectors;
-    const bool form = s.sx_b ? s.wide_a && s.isa == Isa::avx2 && !s.pair_safe && s.mr == 1
+    const bool form = s.sx_b ? s.wide_a && sx_b_path(t) && !s.pair_safe && s.mr == 1
                              : s.pair_safe && !s.wide_a;
     return form && !s.acc16 && !t.vnni && !s.narrow && !s.stage.requantize && s.mr <= 3 &&
            s.panel_vectors <= 7 && vectors_for(s) <= 4 * per_panel &&
            map.needed() <= vector_registers(s.isa);
   }
   if (s.sx_b)  // avx2's exact form on linear wide A (its stage temporaries: ymm12, ymm13)
-    return s.wide_a && s.isa == Isa::avx2 && !s.narrow && !s.acc16 && !s.pair_safe &&
+    return s.wide_a && sx_b_path(t) && !s.narrow && !s.acc16 && !s.pair_safe &&
            RegMap{vectors_for(s), s.mr, DotStyle::exact_sxb}.needed() <= vector_registers(s.isa);
   if (s.wide_a && dot_style(s) != DotStyle::exact_wide) return false;  // a form of the exact split
   const RegMap map{vectors_for(s), s.mr, dot_style(s)};

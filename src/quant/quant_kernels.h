@@ -41,6 +41,8 @@ using DequantizeFn = void (*)(const T* src, float* dst, int64_t len, float scale
 
 // Quantize with args (zero_point is (float)zero_point) to q, then dequantize:
 //   dst = scale * (float)((double)q - (double)zero_point)
+// args.legacy is false (FusedQuantizeDequantize has the current rounding only; the
+// vector tables do not implement the legacy one here).
 using FusedQuantizeDequantizeFn = void (*)(const float* src, float* dst, int64_t len,
                                            const QuantizeArgs& args, float scale,
                                            int32_t zero_point);
