@@ -19,6 +19,7 @@
 #include "quire/quire.h"
 #include "quire/ref/Reference.h"
 #include "quire/ref/ReferenceOutput.h"
+#include "requantized_gemm_check.h"
 #include "test_util.h"
 
 namespace quire::test {
@@ -126,48 +127,6 @@ std::string describe(const Case& c) {
          " out=" + std::to_string(int(c.out)) + " kcb=" + std::to_string(c.kcb);
 }
 
-template <bool Relu, QuantizationGranularity Q>
-int run_u8(const Case& c, const std::vector<uint8_t>& A, const std::vector<int8_t>& B,
-           const PackBMatrix<int8_t>& packedB, const std::vector<int32_t>& exact,
-           const BlockingFactors* bf) {
-  const int M = c.M, N = c.N, K = c.K;
-  const bool per_channel = Q == QuantizationGranularity::OUT_CHANNEL;
-  const int32_t a_zp = 2, c_zp = 5;
-  std::vector<int32_t> b_zp(N), col_offsets(N), bias(N);
-  std::vector<float> multiplier(N);
-  for (int j = 0; j < N; ++j) {
-    b_zp[j] = per_channel ? j % 3 - 1 : 1;
-    multiplier[j] = per_channel ? 2e-5f * float(1 + j % 5) : 4e-5f;
-    bias[j] = j * 7 - 200;
-  }
-  ref::col_offsets_with_zero_pt_s8(K, N, B.data(), N, b_zp.data(), col_offsets.data(),
-                                   per_channel ? 1 : N);
-  std::vector<int32_t> row_offsets(M);
-  ref::row_offsets_u8(M, K, A.data(), K, row_offsets.data());
-  ref::QuantParams p;
-  p.granularity = Q;
-  p.nCol = uint32_t(N);
-  p.Aq_zero_point = a_zp;
-  p.Bq_zero_point = b_zp.data();
-  p.row_offsets = row_offsets.data();
-  p.col_offsets = col_offsets.data();
-  std::vector<uint8_t> want(size_t(M) * N);
-  ref::requantize_u8<int32_t>(want.data(), exact.data(), block_type_t{0, M, 0, N}, N, N, p,
-                              multiplier.data(), c_zp, bias.data(), nullptr, Relu);
-  std::vector<uint8_t> C(size_t(M) * N);
-  std::vector<int32_t> scratch(C.size());
-  for (int t = 0; t < c.threads; ++t) {
-    // Reads A in place (lda = K, odd K included) where quire's packer can.
-    PackAWithRowOffset<uint8_t> packA(matrix_op_t::NoTranspose, M, K, A.data(), K, nullptr, 1, nullptr, bf);
-    DoNothing<> done;
-    ReQuantizeOutput<Relu, Q> rq(done, multiplier.data(), c_zp, a_zp, b_zp.data(),
-                                 packA.getRowOffsetBuffer(), col_offsets.data(), bias.data(),
-                                 uint32_t(N));
-    fbgemmPacked(packA, packedB, C.data(), scratch.data(), N, rq, t, c.threads, bf);
-  }
-  return compare_buffers(want.data(), C.data(), M, N, N, 0);
-}
-
 // fbgemmPacked against the reference; returns the mismatches and the calls' form counts.
 int run_case(const Case& c, const std::vector<uint8_t>& A, const std::vector<int8_t>& B,
              KernelFormCounts& counts) {
@@ -194,10 +153,11 @@ int run_case(const Case& c, const std::vector<uint8_t>& A, const std::vector<int
       bad = compare_buffers(exact.data(), C.data(), M, G * N, G * N, 0);
       break;
     }
-    case Out::u8_tensor: bad = run_u8<false, QuantizationGranularity::TENSOR>(c, A, B, packedB, exact, params); break;
-    case Out::u8_channel: bad = run_u8<false, QuantizationGranularity::OUT_CHANNEL>(c, A, B, packedB, exact, params); break;
-    case Out::u8_tensor_relu: bad = run_u8<true, QuantizationGranularity::TENSOR>(c, A, B, packedB, exact, params); break;
-    case Out::u8_channel_relu: bad = run_u8<true, QuantizationGranularity::OUT_CHANNEL>(c, A, B, packedB, exact, params); break;
+    default:
+      bad = requantized_mismatches(c.out == Out::u8_tensor_relu || c.out == Out::u8_channel_relu,
+                                   c.out == Out::u8_channel || c.out == Out::u8_channel_relu, c.M,
+                                   c.N, c.K, c.threads, A, packedB, exact, params);
+      break;
   }
   counts = kernelFormCounts();
   return bad;
