@@ -186,9 +186,9 @@ void check_int8(const detail::SparseDenseKernels& t, const Int8Case& c) {
   const detail::TrRequantizeFlags flags{(v & 1) != 0, (v & 2) != 0, true, (v & 8) != 0,
                                         (v & 16) != 0};
   std::uniform_real_distribution<float> unit(0.5f, 1.5f), offset(-50000.0f, 50000.0f);
-  std::vector<float> scale(size_t(M)), bias(size_t(M));
+  std::vector<float> scale(static_cast<size_t>(M)), bias(static_cast<size_t>(M));
   for (int i = 0; i < M; ++i) {
-    scale[i] = unit(gen) / (4000.0f * (std::sqrt(static_cast<float>(K)) + 1.0f));
+    scale[i] = unit(gen) / (200.0f * (std::sqrt(static_cast<float>(K)) + 1.0f));
     bias[i] = scale[i] * offset(gen);
   }
   const std::vector<int32_t> weight_zp(size_t(M), 0);
