@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -89,9 +90,9 @@ TEST_P(SpmdmDenseTable, RequantRow) {
         std::vector<uint8_t> got(size_t(n) + 4, 0xA5), want = got;  // bytes past n stay
         for (int j = 0; j < n; ++j) want[j] = detail::requant_one(in[j], j, q);
         t->requant_row(in.data(), got.data(), n, q);
-        expect_same(got, want, got.size(),
-                    "n " + std::to_string(n) + ", variant " + std::to_string(variant) +
-                        ", mult " + std::to_string(mult) + ", seed " + std::to_string(seed));
+        std::ostringstream what;
+        what << "n " << n << ", variant " << variant << ", mult " << mult << ", seed " << seed;
+        expect_same(got, want, got.size(), what.str());
         ++seed;
       }
 }
