@@ -149,7 +149,7 @@ TEST_P(SpmdmDenseTable, Fp32MM) {
 struct Int8Case {
   int M, N, K;
   bool accum;
-  int variant;  // bits 0, 1, 3, 4 pick the flags (bit 2 is accum's); it seeds the data
+  int variant;  // bits 0, 1, 3, 4, 5 pick the flags (bit 2 is accum's); it seeds the data
 };
 
 // W (M x K, int8): about half of the four-column blocks zero, a quarter of the other
@@ -183,22 +183,28 @@ void check_int8(const detail::SparseDenseKernels& t, const Int8Case& c) {
                  : random_vector<int32_t>(size_t(M) * ldc, -100000, 100000, 300 + v);
   const std::vector<uint8_t> C0_u8 = random_vector<uint8_t>(size_t(M) * ldc, 0, 255, 400 + v);
 
-  // The flags as fbgemmSparseDenseInt8MM resolves them: the weights always symmetric.
-  const detail::TrRequantizeFlags flags{(v & 1) != 0, (v & 2) != 0, true, (v & 8) != 0,
-                                        (v & 16) != 0};
+  // fbgemmSparseDenseInt8MM always resolves the weights as symmetric; the table also takes
+  // asymmetric ones (bit 5), whose column offsets each column strip must read at its own
+  // columns.
+  const detail::TrRequantizeFlags flags{(v & 1) != 0, (v & 2) != 0, (v & 32) == 0,
+                                        (v & 8) != 0, (v & 16) != 0};
   std::uniform_real_distribution<float> unit(0.5f, 1.5f), offset(-50000.0f, 50000.0f);
   std::vector<float> scale(static_cast<size_t>(M)), bias(static_cast<size_t>(M));
   for (int i = 0; i < M; ++i) {
     scale[i] = unit(gen) / (200.0f * (std::sqrt(static_cast<float>(K)) + 1.0f));
     bias[i] = scale[i] * offset(gen);
   }
-  const std::vector<int32_t> weight_zp(size_t(M), 0);
+  std::vector<int32_t> weight_zp(size_t(M), 0);
+  if (!flags.weight_symmetric)
+    for (int i = 0; i < M; ++i) weight_zp[i] = i % 5 - 2 + (i % 5 == 2);  // never 0
+  const std::vector<int32_t> col_offsets =
+      random_vector<int32_t>(size_t(N) + 1, -3000, 3000, 500 + v);
   const trRequantizationParams_t r{flags.act_symmetric ? 0 : 1 + v * 37 % 255,
                                    weight_zp.data(),
                                    v * 53 % 256,
                                    0.75f,
                                    bcsr.row_offsets.data(),
-                                   nullptr,
+                                   flags.weight_symmetric ? nullptr : col_offsets.data(),
                                    flags.has_bias ? bias.data() : nullptr,
                                    scale.data()};
 

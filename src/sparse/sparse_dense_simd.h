@@ -134,7 +134,11 @@ void int8_mm(const Int8MMArgs& a) {
           default: apply_blocks<V, 4>(buffer.data(), a.colBIdx, a.values, r0, r1, acc); break;
         }
         for (int q = 0; q < nv; ++q) V::store(c + q * V::W, typename V::Lanes(cols - q * V::W), acc[q]);
-        if (last) requant_row<V>(c, a.C_u8 + i * a.ldc + j0, cols, row_q(*a.r, a.flags, i));
+        if (last) {  // requant_row reads col_off relative to the strip's first column
+          RowQ q = row_q(*a.r, a.flags, i);
+          if (q.col_off != nullptr) q.col_off += j0;
+          requant_row<V>(c, a.C_u8 + i * a.ldc + j0, cols, q);
+        }
       }
     }
   }
