@@ -62,7 +62,9 @@ TEST(PairCorrection, IndexIsTheUnsafePairs) {
   for (const auto& probe : probes) EXPECT_EQ(unsafe(probe[0], probe[1]), probe[2] == 1);
   std::mt19937 rng(3);
   for (int round = 0; round < 12; ++round) {
-    const int groups = 1 + round % 3, Kg = 1 + int(rng() % 150), N = 1 + int(rng() % 70);
+    // K under 512 keeps no index (correction_pays); over it, the entries are checked.
+    const int groups = 1 + round % 3, N = 1 + int(rng() % 70);
+    const int Kg = round % 2 ? 1 + int(rng() % 150) : 512 + int(rng() % 700);
     std::vector<int8_t> B =
         round % 4 == 3 ? random_vector<int8_t>(size_t(groups) * Kg * N, -128, 127, rng())
         : round % 4 == 2 ? random_vector<int8_t>(size_t(groups) * Kg * N, -64, 64, rng())
@@ -181,8 +183,9 @@ class PairCorrectionGemm : public ::testing::TestWithParam<IsaCase> {};
 
 // Trained-like weights leave 1-2% of pairs unsafe at K = 1500 (more at smaller K, where
 // the panels run the exact form): corrected on avx2 / avx512 for blocks of at least 16
-// rows (1/40 of pairs; 1/64 from 10 rows). The shapes cross the tiles' rows and columns, K tails (odd K: pairs half in the
-// padding) and several K blocks.
+// rows (1/40 of pairs; 1/64 from 10 rows) and K blocks of at least 512. The shapes cross
+// the tiles' rows and columns, K tails (odd K: pairs half in the padding) and several K
+// blocks (of 64 at K = 129; of 512 at K = 1501, the last one too short to correct).
 TEST_P(PairCorrectionGemm, TrainedWeightsExtremeActivations) {
   if (!GetParam().supported) GTEST_SKIP() << "needs " << missing_features(GetParam().isa);
   ScopedIsa isa(GetParam().isa);
@@ -193,7 +196,7 @@ TEST_P(PairCorrectionGemm, TrainedWeightsExtremeActivations) {
         ++seed;
         const int groups = seed % 4 == 0 ? 2 : 1;
         const Case c{M, N, K, groups, 1 + int(seed % 3), groups > 1 ? Out::int32 : kOuts[seed % 5],
-                     K > 128 && seed % 2 ? 64 : 0};
+                     K > 1000 ? (seed % 2 ? 512 : 0) : K > 128 && seed % 2 ? 64 : 0};
         const auto A = extreme_a(size_t(M) * groups * K, seed);
         const auto B = trained_weights(groups * K, N, seed + 1);
         KernelFormCounts counts{};
@@ -215,10 +218,10 @@ TEST_P(PairCorrectionGemm, PlantedPairsAtTheBound) {
   uint32_t seed = 7;
   for (const auto& pair : pairs)
     for (int M : {1, 6, 17, 130})  // 1 and 6: exact (too few rows), still exact results
-      for (int K : {17, 200}) {
+      for (int K : {17, 1100}) {  // 1100: K blocks of 512, 512 (corrected) and 76 (too short)
         ++seed;
         const int N = 33;
-        const Case c{M, N, K, 1, 1 + int(seed % 3), kOuts[seed % 5], K > 128 ? 64 : 0};
+        const Case c{M, N, K, 1, 1 + int(seed % 3), kOuts[seed % 5], K > 128 ? 512 : 0};
         std::vector<uint8_t> A(size_t(M) * K, 255);
         auto B = random_vector<int8_t>(size_t(K) * N, -60, 60, seed);
         for (int j = 0; j < N; j += 16) {  // one unsafe pair per column in 1 of 16
@@ -229,8 +232,8 @@ TEST_P(PairCorrectionGemm, PlantedPairsAtTheBound) {
         KernelFormCounts counts{};
         ASSERT_EQ(run_case(c, A, B, counts), 0) << pair[0] << "," << pair[1] << " " << describe(c);
         // Blocks of 10 rows or more are corrected (a thread's share of M: 130 rows split
-        // in 3 still are).
-        if (path_corrects() && (M >= 130 || (M >= 17 && c.threads == 1))) {
+        // in 3 still are), in K blocks of 512.
+        if (path_corrects() && K >= 512 && (M >= 130 || (M >= 17 && c.threads == 1))) {
           EXPECT_GT(counts.corrected, 0) << describe(c);
         }
       }
