@@ -56,11 +56,21 @@ inline constexpr Int8BlockingRow kInt8Blocking[] = {
     {inst_set_t::avx512_vnni, kAvx512VnniBlocking, kAvx512VnniBlocking},
 };
 
+// The index of an FBGEMM name's row, or -1 (sve: no path). Compile-time checks use the
+// index, not a pointer: under -fsanitize=undefined GCC does not take a pointer's
+// comparison with null as a constant expression, and client code built so must still
+// get PackingTraits.
+constexpr int int8_blocking_row(inst_set_t inst_set) {
+  constexpr int rows = static_cast<int>(sizeof(kInt8Blocking) / sizeof(kInt8Blocking[0]));
+  for (int i = 0; i < rows; ++i)
+    if (kInt8Blocking[i].inst_set == inst_set) return i;
+  return -1;
+}
+
 // The row of an FBGEMM name, or null (sve: no path).
 constexpr const Int8BlockingRow* find_int8_blocking(inst_set_t inst_set) {
-  for (const Int8BlockingRow& r : kInt8Blocking)
-    if (r.inst_set == inst_set) return &r;
-  return nullptr;
+  const int i = int8_blocking_row(inst_set);
+  return i < 0 ? nullptr : &kInt8Blocking[i];
 }
 
 template <Int8Blocking B>
@@ -85,10 +95,11 @@ concept Int8Accumulator = std::is_same_v<accT, int32_t> || std::is_same_v<accT, 
 
 // Every (uint8_t / int8_t, int32_t / int16_t, path) from its kInt8Blocking row.
 template <Int8Type T, detail::Int8Accumulator accT, inst_set_t I>
-  requires(detail::find_int8_blocking(I) != nullptr)
+  requires(detail::int8_blocking_row(I) >= 0)
 struct PackingTraits<T, accT, I>
-    : detail::Int8Traits<std::is_same_v<accT, int16_t> ? detail::find_int8_blocking(I)->acc16
-                                                       : detail::find_int8_blocking(I)->acc32> {};
+    : detail::Int8Traits<std::is_same_v<accT, int16_t>
+                             ? detail::kInt8Blocking[detail::int8_blocking_row(I)].acc16
+                             : detail::kInt8Blocking[detail::int8_blocking_row(I)].acc32> {};
 
 // The int64 GEMM (FbgemmI64.h): 8 x 16 tiles on AVX-512 (src/i64/).
 template <>
