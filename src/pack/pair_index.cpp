@@ -60,7 +60,8 @@ void append_pair_index(const PackedBLayout& l, const int8_t* packed, std::vector
   }
   begin[panels] = static_cast<uint32_t>(entries.size());
   blob.resize(o.entries + sizeof(PairEntry) * entries.size(), 0);
-  std::memcpy(blob.data() + o.indexed, indexed.data(), indexed.size());
+  if (!indexed.empty())  // no panels (N = 0): memcpy takes no null source
+    std::memcpy(blob.data() + o.indexed, indexed.data(), indexed.size());
   std::memcpy(blob.data() + o.begin, begin.data(), sizeof(uint32_t) * begin.size());
   if (!entries.empty())
     std::memcpy(blob.data() + o.entries, entries.data(), sizeof(PairEntry) * entries.size());
