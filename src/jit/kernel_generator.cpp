@@ -297,12 +297,12 @@ bool registers_fit(const KernelSpec& s) {
   const detail::IsaTraits& t = detail::traits(s.isa);
   if (s.acc16 && !t.acc16_saturates) return false;  // acc16 runs exact there
   if (s.pair_safe && (s.acc16 || t.vnni)) return false;  // it replaces the exact split
-  if (s.panel_vectors > 0) {  // small-M tiles over up to 4 panels: pair-safe, or 1-row sx_b
+  if (s.panel_vectors > 0) {  // small-M tiles over up to 4 panels: pair-safe, acc16, or 1-row sx_b
     const RegMap map{vectors_for(s), s.mr, dot_style(s), true};
     const int per_panel = (s.sx_b ? 2 : 1) * s.panel_vectors;
-    const bool form = s.sx_b ? s.wide_a && sx_b_path(t) && !s.pair_safe && s.mr == 1
-                             : s.pair_safe && !s.wide_a;
-    return form && !s.acc16 && !t.vnni && !s.narrow && !s.stage.requantize && s.mr <= 3 &&
+    const bool form = s.sx_b ? s.wide_a && sx_b_path(t) && !s.pair_safe && !s.acc16 && s.mr == 1
+                             : (s.pair_safe || s.acc16) && !s.wide_a;
+    return form && !t.vnni && !s.narrow && !s.stage.requantize && s.mr <= 3 &&
            s.panel_vectors <= 7 && vectors_for(s) <= 4 * per_panel &&
            map.needed() <= vector_registers(s.isa);
   }
