@@ -142,8 +142,8 @@ TEST_P(KernelSweep, StridesAndSlices) {
               }
 }
 
-// The small-M tiles that span B panels (KernelSpec::panel_vectors): pair-safe tiles of
-// 1-3 rows and avx2's one-row sx_b tiles x panels of 1-3 vectors, every column count from
+// The small-M tiles that span B panels (KernelSpec::panel_vectors): pair-safe and
+// saturating acc16 tiles of 1-3 rows and avx2's one-row sx_b tiles x panels of 1-3 vectors, every column count from
 // one panel plus one column to four whole panels around the vector and panel boundaries,
 // every tile the registers fit.
 TEST_P(KernelSweep, TilesSpanningPanels) {
@@ -153,8 +153,10 @@ TEST_P(KernelSweep, TilesSpanningPanels) {
   const bool sx_b = detail::isa_record(isa()).widen_a_linear != nullptr;
   uint32_t seed = 2000;
   int generated = 0;
-  for (bool exact : {false, true}) {
-    if (exact && !sx_b) continue;
+  enum class Form { pair_safe, sx_b, acc16 };
+  for (Form form : {Form::pair_safe, Form::sx_b, Form::acc16}) {
+    if (form == Form::sx_b && !sx_b) continue;
+    if (form == Form::acc16 && !traits().acc16_saturates) continue;
     for (int pv = 1; pv <= 3; ++pv)
       for (int mr = 1; mr <= 3; ++mr) {
         std::vector<int> nrs;
@@ -168,7 +170,8 @@ TEST_P(KernelSweep, TilesSpanningPanels) {
               KernelTester t;
               t.isa(isa()).mr(mr).nr(nr).k(k).panel_vectors(pv).m_panels(1 + (mr + k) % 2)
                   .lda_pad((mr + k) % 5).ldc_pad(nr % 3).accumulate(accumulate).seed(seed);
-              if (exact) t.wide_a(true).sx_b(true).b_kind(seed % 2 ? BKind::extreme : BKind::full);
+              if (form == Form::sx_b) t.wide_a(true).sx_b(true).b_kind(seed % 2 ? BKind::extreme : BKind::full);
+              else if (form == Form::acc16) t.acc16(true).b_kind(seed % 2 ? BKind::extreme : BKind::full);
               else t.pair_safe(true);
               if (!t.Generates()) continue;
               ++generated;

@@ -95,6 +95,10 @@ void DotEmitter::multiply_add(const x86::Vec& acc, const DotOperand& a, const Do
 void DotEmitter::multiply_add(const x86::Vec& acc, const DotOperand& a, const x86::Mem& b) {
   const x86::Vec& p = regs_.product;
   a_.vpmaddubsw(p, a.lo, b);
+  if (style_ == DotStyle::acc16) {
+    a_.vpaddsw(acc, acc, p);
+    return;
+  }
   a_.vpmaddwd(p, p, regs_.constant);
   a_.vpaddd(acc, acc, p);
 }

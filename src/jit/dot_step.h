@@ -70,8 +70,8 @@ class DotEmitter {
   DotOperand load_linear_a(const asmjit::x86::Mem& step);
 
   void multiply_add(const asmjit::x86::Vec& acc, const DotOperand& a, const DotOperand& b);
-  // pair_safe: the same with B's raw bytes read from memory by vpmaddubsw (its signed
-  // operand), for tiles that keep no B registers (KernelSpec::panel_vectors).
+  // pair_safe, acc16: the same with B's raw bytes read from memory by vpmaddubsw (its
+  // signed operand), for tiles that keep no B registers (KernelSpec::panel_vectors).
   void multiply_add(const asmjit::x86::Vec& acc, const DotOperand& a, const asmjit::x86::Mem& b);
 
   // acc16, after the K loop: each int32 lane = its low int16 sum + its high one (exact).

@@ -1,7 +1,8 @@
 // One generator for every JIT path. The loop structure is shared (tile_loop_emitter.h) and
 // so is the 4-deep dot-product step (dot_step.h: VNNI, the exact even/odd split, acc16);
 // what this emitter adds is the column tile: its register map, the vector width (ymm or
-// zmm), and how the last vector is masked (AVX-512 opmask or AVX2 vpmaskmovd).
+// zmm), and how the last vector is masked (AVX-512 opmask; on AVX2 vpmaskmovd loads and
+// plain stores).
 #include "jit/kernel_generator.h"
 
 #include "jit/dot_step.h"
@@ -229,6 +230,34 @@ class KernelEmitter final : public TileLoopEmitter {
     else a_.vmovdqu(dst, src);
   }
 
+  // The first tail_ int32 lanes of acc to dst in plain stores (16, 8 and 4 bytes; tmp
+  // takes the high half): a vpmaskmovd store costs Zen 4 about ten times as much
+  // (acc16 156800 x 4 x 36: 1435 us with them, 1008 us without).
+  void store_ymm_tail(x86::Mem dst, const x86::Vec& acc, const x86::Vec& tmp) {
+    x86::Xmm part = acc.xmm();
+    int left = tail_;
+    if (left >= 4) {
+      dst.setSize(16);
+      a_.vmovdqu(dst, part);
+      if ((left -= 4) == 0) return;
+      a_.vextracti128(tmp.xmm(), acc.ymm(), 1);
+      part = tmp.xmm();
+      dst.addOffset(16);
+    }
+    if (left == 1) {
+      dst.setSize(4);
+      a_.vmovd(dst, part);
+      return;
+    }
+    dst.setSize(8);
+    a_.vmovq(dst, part);
+    if (left == 3) {
+      dst.setSize(4);
+      dst.addOffset(8);
+      a_.vpextrd(dst, part, 2);
+    }
+  }
+
   // Writes the accumulators to C, row by row; the last vector of a row is masked when
   // nr is not a multiple of the vector width. With `accumulate`, C is added first. With a
   // requantizing stage, the sums (plus C) become uint8 instead (output_stage_emitter.h).
@@ -237,7 +266,7 @@ class KernelEmitter final : public TileLoopEmitter {
     // After the K loop the B and A registers are free: the AVX2 tail mask and the
     // loaded C vector go in the first two of them.
     const x86::Vec ymask = vec(map_.b(0)), tmp = vec(map_.b(0) + 1);
-    if (masked_tail && !opmask_ && (accumulate || !s_.stage.requantize)) {
+    if (masked_tail && !opmask_ && accumulate) {
       a_.vmovdqu(ymask, x86::ymmword_ptr(mask_table_, (8 - tail_) * 4));
     }
     a_.mov(kCRow, kC);
@@ -259,7 +288,7 @@ class KernelEmitter final : public TileLoopEmitter {
         }
         if (s_.stage.requantize) continue;
         if (last && opmask_) a_.k(x86::k1).vmovdqu32(dst, acc);
-        else if (last) a_.vpmaskmovd(dst, ymask, acc);
+        else if (last) store_ymm_tail(x86::ptr(kCRow, v * vec_bytes_), acc, tmp);
         else if (zmm_) a_.vmovdqu32(dst, acc);
         else a_.vmovdqu(dst, acc);
       }
@@ -297,12 +326,12 @@ bool registers_fit(const KernelSpec& s) {
   const detail::IsaTraits& t = detail::traits(s.isa);
   if (s.acc16 && !t.acc16_saturates) return false;  // acc16 runs exact there
   if (s.pair_safe && (s.acc16 || t.vnni)) return false;  // it replaces the exact split
-  if (s.panel_vectors > 0) {  // small-M tiles over up to 4 panels: pair-safe, or 1-row sx_b
+  if (s.panel_vectors > 0) {  // small-M tiles over up to 4 panels: pair-safe, acc16, or 1-row sx_b
     const RegMap map{vectors_for(s), s.mr, dot_style(s), true};
     const int per_panel = (s.sx_b ? 2 : 1) * s.panel_vectors;
-    const bool form = s.sx_b ? s.wide_a && sx_b_path(t) && !s.pair_safe && s.mr == 1
-                             : s.pair_safe && !s.wide_a;
-    return form && !s.acc16 && !t.vnni && !s.narrow && !s.stage.requantize && s.mr <= 3 &&
+    const bool form = s.sx_b ? s.wide_a && sx_b_path(t) && !s.pair_safe && !s.acc16 && s.mr == 1
+                             : (s.pair_safe || s.acc16) && !s.wide_a;
+    return form && !t.vnni && !s.narrow && !s.stage.requantize && s.mr <= 3 &&
            s.panel_vectors <= 7 && vectors_for(s) <= 4 * per_panel &&
            map.needed() <= vector_registers(s.isa);
   }
