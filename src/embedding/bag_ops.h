@@ -27,6 +27,8 @@ struct BagOps {
   static F mul(F a, F b) { return V::mul(a, b); }
   static F fmadd(F a, F b, F c) { return V::fmadd(a, b, c); }
   static float half(uint16_t h) { return _cvtsh_ss(h); }  // exact, as cpu_half2float
+  // Some of quantized rows' acc + bias as fma(acc, 1, bias) (embedding_simd.h).
+  static constexpr bool kBiasOnFma = true;
 
   // W elements from element e (a multiple of W) of a row's data: exactly the bytes they
   // occupy are read.

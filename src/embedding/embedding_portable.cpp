@@ -19,6 +19,7 @@ struct ScalarOps {
   static F mul(F a, F b) { return a * b; }
   static F fmadd(F a, F b, F c) { return std::fma(a, b, c); }
   static constexpr bool kGroups = false;  // one-lane vectors are in element order already
+  static constexpr bool kBiasOnFma = false;  // acc + bias on the adder (embedding_simd.h)
   static int load_bytes(const uint8_t*) { return 0; }
   template <RowFormat>
   static F group_part(int, int) { return 0; }
