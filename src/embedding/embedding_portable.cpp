@@ -31,6 +31,22 @@ struct ScalarOps {
     return std::bit_cast<float>(std::bit_cast<uint32_t>(x) | (c & 0x80u) << 24);
   }
 
+  // A quantized row's scale and bias at p (floats for kU8 rows, else fp16) times w.
+  template <RowFormat R>
+  static void scale_bias(const uint8_t* p, float w, F& s, F& b) {
+    float sb[2];
+    if constexpr (R == RowFormat::kU8) {
+      std::memcpy(sb, p, sizeof sb);
+    } else {
+      uint16_t h[2];
+      std::memcpy(h, p, sizeof h);
+      sb[0] = half(h[0]);
+      sb[1] = half(h[1]);
+    }
+    s = w * sb[0];
+    b = w * sb[1];
+  }
+
   template <RowFormat R>
   static F load(const uint8_t* data, int e) {
     if constexpr (R == RowFormat::kF32) {

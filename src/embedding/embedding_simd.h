@@ -42,22 +42,6 @@ typename Ops::F load_part(const uint8_t* p, int n, const BagJob& j) {
   return decode<Ops, R>(buf, 0, j);
 }
 
-template <class Ops, RowFormat R>
-void scale_bias(const uint8_t* row, const BagJob& j, float w, float& scale, float& bias) {
-  float s, b;
-  if constexpr (R == RowFormat::kU8) {
-    std::memcpy(&s, row + j.sb_off, sizeof s);
-    std::memcpy(&b, row + j.sb_off + sizeof s, sizeof b);
-  } else {
-    uint16_t h[2];
-    std::memcpy(h, row + j.sb_off, sizeof h);
-    s = Ops::half(h[0]);
-    b = Ops::half(h[1]);
-  }
-  scale = w * s;
-  bias = w * b;
-}
-
 // acc + bias of quantized rows' step, on the adder or as fma(acc, 1, bias) (the same
 // rounding, so the same bits) on the fma unit. Zen 4 (and Intel) run the int -> float
 // conversion, the shifts and the adds on one pair of ports and the fmas on the other: a
@@ -105,6 +89,7 @@ void bag_chunk(const BagJob& j) {
   const float* const weights = j.weights;
   const int64_t weight0 = j.positional ? j.begin : 0;
   const bool skip_minus_one = j.skip_minus_one;
+  const int64_t sb_off = j.sb_off;
   const int64_t end = j.begin + j.len;
   // Rows k < pf_end prefetch the row `prefetch` indices ahead (it exists), the rest
   // nothing. Its index is checked already (run_bags); -1 (pruned) prefetches a line
@@ -172,9 +157,8 @@ void bag_chunk(const BagJob& j) {
     const uint8_t* data = row + first_byte;
     auto load = [&](int v) { return load_at(data, v); };
     if constexpr (kGroup > 1) {
-      float scale, bias;
-      scale_bias<Ops, R>(row, j, w, scale, bias);
-      const F s = Ops::set1(scale), b = Ops::set1(bias);
+      F s, b;
+      Ops::template scale_bias<R>(row + sb_off, w, s, b);
 #pragma GCC unroll 8
       for (int v = 0; v + kGroup <= NV; v += kGroup) {
         const uint8_t* p = data + v * W * bits_per_element(R) / 8;
@@ -195,9 +179,8 @@ void bag_chunk(const BagJob& j) {
       for (int v = NV / kGroup * kGroup; v < NV; ++v)
         acc[v] = Ops::fmadd(s, load(v), add_bias<Ops, R, NV>(acc[v], b, v));
     } else if constexpr (quantized(R)) {
-      float scale, bias;
-      scale_bias<Ops, R>(row, j, w, scale, bias);
-      const F s = Ops::set1(scale), b = Ops::set1(bias);
+      F s, b;
+      Ops::template scale_bias<R>(row + sb_off, w, s, b);
 #pragma GCC unroll 8
       for (int v = 0; v < NV; ++v) acc[v] = Ops::fmadd(s, load(v), add_bias<Ops, R, NV>(acc[v], b, v));
     } else {
