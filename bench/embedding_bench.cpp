@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -81,11 +82,11 @@ struct Result {
 };
 
 Result measure(ThreadPool& pool, const Kernel& kernel, const uint8_t* table, int64_t rows,
-               int64_t row_bytes, const std::vector<int64_t>& stream, int64_t index_size,
-               const float* weights, double min_time) {
+               int64_t row_bytes, int64_t dim, const std::vector<int64_t>& stream,
+               int64_t index_size, const float* weights, double min_time) {
   const int threads = pool.size();
   std::vector<std::vector<float>> out(static_cast<size_t>(threads),
-                                      std::vector<float>(static_cast<size_t>(kBatch) * 1024));
+                                      std::vector<float>(static_cast<size_t>(kBatch * dim)));
   // Thread t walks windows t, t + threads, ...
   std::vector<int> window(static_cast<size_t>(threads));
   auto next = [&](int t) {
@@ -130,15 +131,24 @@ int run_embedding_bench(const Options& opt) {
   std::vector<float> weights(static_cast<size_t>(index_size));
   for (float& w : weights) w = std::uniform_real_distribution<float>(0.5f, 1.5f)(gen);
 
-  // One buffer for every big table: filled with 0x3c bytes, which are ordinary values in
-  // every format (float 0.0115, fp16 1.06, code 60), so no denormal slows the sums.
-  std::vector<uint8_t> table(static_cast<size_t>(kBigBytesCap), 0x3c);
-
+  // --tables, --formats, --dims and --threads pick a part of the run (empty: all).
+  auto wanted = [](const std::vector<std::string>& list, const char* name) {
+    return list.empty() || std::find(list.begin(), list.end(), name) != list.end();
+  };
+  std::vector<int64_t> dims(std::begin(kDims), std::end(kDims));
+  if (!opt.dims.empty()) dims.assign(opt.dims.begin(), opt.dims.end());
   const int64_t l3_bytes = l3_table_bytes();
+
+  // One buffer for every table: filled with 0x3c bytes, which are ordinary values in
+  // every format (float 0.0115, fp16 1.06, code 60), so no denormal slows the sums.
+  int64_t table_bytes = wanted(opt.tables, "big") ? kBigBytesCap : l3_bytes;
+  for (const int64_t dim : dims) table_bytes = std::max(table_bytes, kSmallRows * 4 * dim);
+  std::vector<uint8_t> table(static_cast<size_t>(table_bytes), 0x3c);
+
   std::printf("quire-bench --precision embedding: batch %d, %lld indices (average bag %d), "
-              "prefetch %d, 1 and 2 threads, path %s\n",
+              "prefetch %d, %s threads, path %s\n",
               kBatch, static_cast<long long>(index_size), kAverageBag, kPrefetch,
-              instSetName(fbgemmInstructionSet()));
+              !opt.threads_given ? "1 and 2" : opt.threads == 1 ? "1" : "2", instSetName(fbgemmInstructionSet()));
   std::printf("tables: big = 4,000,000 rows (at most 2 GiB), L3 = %lld MiB (an eighth of "
               "the L3), 2000 = 2,000 rows\n",
               static_cast<long long>(l3_bytes >> 20));
@@ -146,24 +156,27 @@ int run_embedding_bench(const Options& opt) {
               "gather: a plain sum of the same rows' bytes, same indices and prefetch\n\n");
   std::printf("%-6s %5s %-3s %6s %2s %9s %9s %8s %8s %8s %6s\n", "rows", "dim", "w", "table",
               "T", "rows", "us/call", "Mrows/s", "GB/s", "gather", "ratio");
-  double worst_big[2] = {1e9, 1e9};  // by threads - 1
+  std::optional<double> worst_big[2];  // by threads - 1; none where not run
   ThreadPool pool1(1), pool2(2);
+  std::vector<ThreadPool*> pools{&pool1, &pool2};
+  if (opt.threads_given) pools = {opt.threads == 1 ? &pool1 : &pool2};
   enum class Table { big, l3, small };
   for (const Table which : {Table::big, Table::l3, Table::small})
     for (const Format& f : kFormats)
-      for (const int64_t dim : kDims) {
+      for (const int64_t dim : dims) {
+        const char* table_name = which == Table::big ? "big" : which == Table::l3 ? "L3" : "2000";
+        if (!wanted(opt.tables, table_name) || !wanted(opt.formats, f.name)) continue;
         const int64_t row_bytes = f.row_bytes(dim);
         const int64_t rows = which == Table::big  ? std::min(kBigRows, kBigBytesCap / row_bytes)
                              : which == Table::l3 ? l3_bytes / row_bytes
                                                   : kSmallRows;
-        const char* table_name = which == Table::big ? "big" : which == Table::l3 ? "L3" : "2000";
         std::vector<int64_t> stream(static_cast<size_t>(index_size) * kWindows);
         std::uniform_int_distribution<int64_t> pick(0, rows - 1);
         for (int64_t& i : stream) i = pick(gen);
-        for (ThreadPool* pool : {&pool1, &pool2})
+        for (ThreadPool* pool : pools)
           for (const bool weighted : {false, true}) {
             const Kernel k = make_kernel(f, dim, weighted, offsets, index_size);
-            const Result r = measure(*pool, k, table.data(), rows, row_bytes, stream, index_size,
+            const Result r = measure(*pool, k, table.data(), rows, row_bytes, dim, stream, index_size,
                                      weighted ? weights.data() : nullptr, opt.min_time);
             const double bytes = static_cast<double>(pool->size() * index_size * row_bytes);
             const double gbs = bytes / r.s / 1e9, gather = bytes / r.gather_s / 1e9;
@@ -174,8 +187,8 @@ int run_embedding_bench(const Options& opt) {
                         gbs / gather);
             std::fflush(stdout);
             if (which == Table::big) {
-              double& worst = worst_big[pool->size() - 1];
-              worst = std::min(worst, gbs / gather);
+              std::optional<double>& worst = worst_big[pool->size() - 1];
+              worst = std::min(worst.value_or(gbs / gather), gbs / gather);
             }
           }
       }

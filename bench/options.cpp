@@ -1,9 +1,11 @@
 #include "options.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../src/cpu/isa_traits.h"
@@ -20,6 +22,26 @@ T parse_number(const std::string& flag, std::string_view text) {
     throw UsageError(flag + ": not a number: '" + std::string(text) + "'");
   }
   return value;
+}
+
+// A comma-separated list, each item one of `allowed` (empty: any).
+std::vector<std::string> parse_list(const std::string& flag, const std::string& text,
+                                    const std::vector<std::string>& allowed) {
+  std::vector<std::string> items;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    const size_t comma = std::min(text.find(',', pos), text.size());
+    std::string item = text.substr(pos, comma - pos);
+    bool ok = !item.empty();
+    if (ok && !allowed.empty()) {
+      ok = false;
+      for (const std::string& a : allowed) ok = ok || a == item;
+    }
+    if (!ok) throw UsageError(flag + ": unknown item '" + item + "' in '" + text + "'");
+    items.push_back(std::move(item));
+    pos = comma + 1;
+  }
+  return items;
 }
 
 Shape parse_shape(const std::string& text) {
@@ -77,7 +99,11 @@ void print_usage(std::FILE* out, const char* argv0) {
       "                     | embedding: embedding bags (FBGEMM's configurations) against a\n"
       "                     plain gather of the same rows\n"
       "  --shape M,N,K      run this shape instead of a set (repeatable)\n"
-      "  --threads T        threads per call (default 1), for quire and the baselines\n"
+      "  --threads T        threads per call (default 1), for quire and the baselines;\n"
+      "                     embedding: only T (1 or 2; default both)\n"
+      "  --tables LIST      embedding only: big,L3,2000 (default all)\n"
+      "  --formats LIST     embedding only: fp32,fp16,int8,int4,int2 (default all)\n"
+      "  --dims LIST        embedding only: row dimensions (default 32,64,128,256,512,1024)\n"
       "  --isa NAME         force quire's path: %s\n"
       "                     (exit 2 if the CPU lacks it)\n"
       "  --weights KIND     int8 only: trained (default: per output channel, normal-like\n"
@@ -145,7 +171,17 @@ std::optional<Options> parse_options(int argc, char** argv) {
       opt.shapes.push_back(parse_shape(value()));
     } else if (flag == "--threads") {
       opt.threads = parse_number<int>(flag, value());
+      opt.threads_given = true;
       if (opt.threads < 1) throw UsageError("--threads must be at least 1");
+    } else if (flag == "--tables") {
+      opt.tables = parse_list(flag, value(), {"big", "L3", "2000"});
+    } else if (flag == "--formats") {
+      opt.formats = parse_list(flag, value(), {"fp32", "fp16", "int8", "int4", "int2"});
+    } else if (flag == "--dims") {
+      for (const std::string& d : parse_list(flag, value(), {})) {
+        opt.dims.push_back(parse_number<int>(flag, d));
+        if (opt.dims.back() <= 0) throw UsageError("--dims: dimensions must be positive");
+      }
     } else if (flag == "--isa") {
       opt.isa = parse_isa(value());
     } else if (flag == "--output") {
@@ -191,6 +227,13 @@ std::optional<Options> parse_options(int argc, char** argv) {
     if (!opt.json_path.empty()) throw UsageError("--precision int4 has no JSON output; use --csv");
   } else if (llm_set) {
     throw UsageError("--shapes " + opt.shape_set + " is for --precision int4");
+  }
+  const bool emb_filter = !opt.tables.empty() || !opt.formats.empty() || !opt.dims.empty();
+  if (emb_filter && opt.precision != "embedding") {
+    throw UsageError("--tables, --formats and --dims are for --precision embedding");
+  }
+  if (opt.precision == "embedding" && opt.threads_given && opt.threads > 2) {
+    throw UsageError("--precision embedding runs 1 or 2 threads");
   }
   if (opt.precision != "int8" && opt.shape_set == "conv") {
     throw UsageError("--precision " + opt.precision + " runs GEMM shapes; --shapes conv is int8");

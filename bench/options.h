@@ -20,6 +20,11 @@ struct Options {
   std::string precision = "int8";       // int8 | acc16 (acc16_bench.h) | fp16 | bf16 | fp32 (half_bench.h) | int4 (int4_bench.h)
   std::vector<Shape> shapes;            // from --shape; replaces the set when non-empty
   int threads = 1;
+  bool threads_given = false;  // embedding: only this thread count (else 1 and 2)
+  // embedding only: the tables (big, L3, 2000), row formats (fp32, fp16, int8, int4,
+  // int2) and dimensions to run; empty: all.
+  std::vector<std::string> tables, formats;
+  std::vector<int> dims;
   std::optional<inst_set_t> isa;  // --isa: forced path; otherwise the library's choice
   std::string json_path;
   bool csv = false;

@@ -1,7 +1,8 @@
 // The embedding-bag row loop over long bags, as engines call it through the compat header:
 // rows taken two at a time while the row `prefetch` indices ahead exists, one at a time
 // after (the call's last `prefetch` indices) and where -1 rows are pruned, the prefetches
-// unrolled for short chunks. Block sizes at and around each vector and chunk width (1..129),
+// unrolled for short chunks. Block sizes at and around each vector and chunk width (1..129;
+// 193 and 255: a full chunk, then a rest of 4+ vectors, a partial one last),
 // every row format, weights (per index, positional), normalize_by_lengths, empty bags,
 // int32/int64 indices, prefetch 0 / 1 / 16 / beyond the call, against the scalar reference
 // bit for bit on every instruction-set path of this CPU; an index outside the table gives
@@ -140,7 +141,7 @@ void check_case(const Case& c, std::mt19937& gen) {
   EXPECT_EQ(untouched, std::vector<float>(out.size(), -77.0f));
 }
 
-const int64_t kBlocks[] = {1, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129};
+const int64_t kBlocks[] = {1, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 193, 255};
 const int kOtherPrefetch[] = {0, 1, 5000};
 
 void sweep(Rows rows) {

@@ -35,6 +35,10 @@ struct YmmExtra {
     e = _mm256_permute2f128_ps(lo, hi, 0x20);
     o = _mm256_permute2f128_ps(lo, hi, 0x31);
   }
+  static void broadcast2(__m128 v, __m256& a, __m256& b) {
+    a = _mm256_broadcastss_ps(v);
+    b = _mm256_permutevar8x32_ps(_mm256_castps128_ps256(v), _mm256_set1_epi32(1));
+  }
   static __m256 bf16(const uint8_t* p) {
     const I x = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
     return _mm256_castsi256_ps(_mm256_slli_epi32(x, 16));

@@ -42,6 +42,10 @@ struct ZmmExtra {
     o = _mm512_permutex2var_ps(e, hi, o);
     e = a;
   }
+  static void broadcast2(__m128 v, __m512& a, __m512& b) {
+    a = _mm512_broadcastss_ps(v);
+    b = _mm512_permutexvar_ps(_mm512_set1_epi32(1), _mm512_castps128_ps512(v));
+  }
   static __m512 bf16(const uint8_t* p) {
     const I x = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
     return _mm512_castsi512_ps(_mm512_slli_epi32(x, 16));

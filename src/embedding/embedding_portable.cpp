@@ -19,6 +19,7 @@ struct ScalarOps {
   static F mul(F a, F b) { return a * b; }
   static F fmadd(F a, F b, F c) { return std::fma(a, b, c); }
   static constexpr bool kGroups = false;  // one-lane vectors are in element order already
+  static constexpr bool kBiasOnFma = false;  // acc + bias on the adder (embedding_simd.h)
   static int load_bytes(const uint8_t*) { return 0; }
   template <RowFormat>
   static F group_part(int, int) { return 0; }
@@ -28,6 +29,22 @@ struct ScalarOps {
     const uint32_t c = *p;
     const float x = std::bit_cast<float>((c & 0x7fu) << shift) * scale;
     return std::bit_cast<float>(std::bit_cast<uint32_t>(x) | (c & 0x80u) << 24);
+  }
+
+  // A quantized row's scale and bias at p (floats for kU8 rows, else fp16) times w.
+  template <RowFormat R>
+  static void scale_bias(const uint8_t* p, float w, F& s, F& b) {
+    float sb[2];
+    if constexpr (R == RowFormat::kU8) {
+      std::memcpy(sb, p, sizeof sb);
+    } else {
+      uint16_t h[2];
+      std::memcpy(h, p, sizeof h);
+      sb[0] = half(h[0]);
+      sb[1] = half(h[1]);
+    }
+    s = w * sb[0];
+    b = w * sb[1];
   }
 
   template <RowFormat R>
