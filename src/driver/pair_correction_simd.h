@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "driver/pair_correction.h"
+#include "driver/pair_correction_rows_simd.h"
 #include "pack/pair_index.h"
 
 namespace quire::detail {
@@ -80,7 +81,8 @@ struct PairCorrection {
 
 template <typename V>
 constexpr PairCorrectionKernels make_pair_correction() {
-  return {V::W, &PairCorrection<V>::pair_major, &PairCorrection<V>::correct};
+  return {V::W, &PairCorrection<V>::pair_major, &PairCorrection<V>::correct,
+          &PairCorrectionRows<V>::correct};
 }
 
 }  // namespace
