@@ -93,7 +93,7 @@ TEST(PairCorrection, IndexIsTheUnsafePairs) {
           }
         const int gp = g * l.panels() + p;
         const detail::PairEntry *first = nullptr, *last = nullptr;
-        const bool pays = detail::index_pays(int64_t(want.size()), (Kg + 3) / 4 * 2, cols);
+        const bool pays = detail::correction_pays(int64_t(want.size()), (Kg + 3) / 4 * 2, cols);
         ASSERT_EQ(index.range(gp, 0, 1 << 16, first, last), pays) << "round " << round << " panel " << gp;
         if (!pays) continue;
         ASSERT_EQ(last - first, int64_t(want.size())) << "round " << round << " panel " << gp;

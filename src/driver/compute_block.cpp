@@ -163,20 +163,6 @@ void compute_block(KernelSet& kernels, const BlockCall& call) {
                                       std::min(width, b.n - panel * width), mc);
     return panel_form(pair_limits[panel], call.a_max, exact_form, pays);
   };
-  // A corrected slice's correction into C (columns [offset, offset + nr) of their panel
-  // at c_slice), before its kernels run; returns whether C then holds sums for them to
-  // add to. Few rows read A in place; more run on the pair-major block with a tile.
-  const auto correct = [&](const PairEntry* first, const PairEntry* last, int offset, int nr,
-                           int32_t* c_slice) {
-    const PairCorrectionKernels& k = *kernels.pair_correction();
-    if (mc <= kCorrectRowsMax)
-      return k.correct_rows(call.a, call.lda, mc, pair0, first, last, offset, nr,
-                            c_slice, ldc, call.accumulate);
-    PairMajorBlock& pairs = *call.pair_major;
-    k.correct(pairs.get(), pairs.ld(), mc, pair0, first, last, offset, nr, c_slice, ldc,
-              call.accumulate, pairs.tile(nr));
-    return true;
-  };
   // jr: column slices of at most the kernel's NR that never straddle a B panel.
   for (int col = n0; col < n0 + nc;) {
     const int panel = col / width, offset = col % width;
@@ -186,44 +172,19 @@ void compute_block(KernelSet& kernels, const BlockCall& call) {
     if (kernels.has_pair_safe()) kernels.count_form(form);
     args.accumulate = call.accumulate;  // a corrected slice before may have set it
     // A block of fewer rows than a panel (one call, requantized after the loop) walks up
-    // to KernelSet::panels consecutive panels of one kernel in one call of a wider tile;
-    // pair-safe and corrected panels run the same kernels, the corrections of all of
-    // them put in C first.
+    // to KernelSet::panels consecutive panels of one form in one call of a wider tile.
     const int span = kernels.panels(mc, width, form);
     if (span > 1 && offset == 0 && mc < mr && kernels.nr() >= width) {
-      constexpr int kMaxSpan = 4;  // KernelSet::panels' limit
-      const auto pair_safe_kernels = [](KernelForm f) {
-        return f == KernelForm::pair_safe || f == KernelForm::corrected;
-      };
-      KernelForm forms[kMaxSpan] = {form};
-      const PairEntry *firsts[kMaxSpan] = {first}, *lasts[kMaxSpan] = {last};
       int end = col + nr, spanned = 1;
-      for (; spanned < std::min(span, kMaxSpan) && end < n0 + nc; ++spanned) {
-        forms[spanned] = form_of(end / width, firsts[spanned], lasts[spanned]);
-        if (forms[spanned] != form && !(pair_safe_kernels(form) && pair_safe_kernels(forms[spanned])))
-          break;
+      const PairEntry *first_next = nullptr, *last_next = nullptr;
+      for (; spanned < span && end < n0 + nc &&
+             form_of(end / width, first_next, last_next) == form;
+           ++spanned)
         end = std::min(end + width, n0 + nc);
-      }
       const jit::KernelSpec spec = kernels.spec(mc, end - col, form, false, false, {},
                                                 width / kernels.lanes());
       if (MicroKernelFn fn = spanned > 1 ? kernels.find(spec) : nullptr) {
-        for (int p = 1; p < spanned; ++p) kernels.count_form(forms[p]);
-        bool holds[kMaxSpan] = {}, any = false;
-        for (int p = 0; p < spanned; ++p) {
-          const int c0 = col + p * width;
-          if (forms[p] == KernelForm::corrected)
-            any |= holds[p] = correct(firsts[p], lasts[p], 0, std::min(width, n0 + nc - c0),
-                                      c + (c0 - n0));
-        }
-        // On the first K block, slices no correction wrote start at zero too.
-        if (any && !call.accumulate)
-          for (int p = 0; p < spanned; ++p) {
-            const int c0 = col + p * width, w = std::min(width, n0 + nc - c0);
-            if (!holds[p])
-              for (int r = 0; r < mc; ++r)
-                std::fill_n(c + int64_t{r} * ldc + (c0 - n0), w, 0);
-          }
-        args.accumulate = call.accumulate || any;
+        for (int p = 1; p < spanned; ++p) kernels.count_form(form);
         args.b = call.b_group + panel * b.panel_bytes() + int64_t{call.k0} * width;
         args.b_panel_stride = b.panel_bytes();
         args.nr = end - col;
@@ -236,9 +197,14 @@ void compute_block(KernelSet& kernels, const BlockCall& call) {
         continue;
       }
     }
-    // Corrected: the unsafe pairs' correction goes into C first, and the kernels add to
-    // it (where it wrote any), their output stage applied as usual.
-    if (form == KernelForm::corrected) args.accumulate = correct(first, last, offset, nr, c + (col - n0));
+    // Corrected: the unsafe pairs' correction goes into C first (stored on the first K
+    // block), and the kernels add to it, their output stage applied as usual.
+    if (form == KernelForm::corrected) {
+      PairMajorBlock& pairs = *call.pair_major;
+      kernels.pair_correction()->correct(pairs.get(), pairs.ld(), mc, pair0, first, last, offset,
+                                         nr, c + (col - n0), ldc, call.accumulate, pairs.tile(nr));
+      args.accumulate = true;
+    }
     // The wide form runs its own tile (KernelSet::wide_mr, wide_nr; on avx2 6 x 8, so a
     // slice is two calls); the others the call's mr x nr.
     const bool wide_tile = form == KernelForm::wide;

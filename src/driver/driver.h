@@ -121,8 +121,7 @@ class KernelSet {
   int panels(int rows, int width, KernelForm form) const {
     if (width % lanes_ != 0) return 1;
     int per_panel = 0;  // accumulators per panel
-    if ((form == KernelForm::pair_safe || form == KernelForm::corrected) && has_pair_safe() &&
-        rows <= 3)
+    if (form == KernelForm::pair_safe && has_pair_safe() && rows <= 3)
       per_panel = rows * (width / lanes_);
     if (form == KernelForm::wide && sx_b_ && rows == 1) per_panel = width / 4;
     if (per_panel == 0) return 1;

@@ -64,19 +64,17 @@ void GemmRun::run_block(int32_t ic, int mc, int g, int k0, int kc, const PackedA
     limit = largest_limit_below_255(pair_limits, tile.n0 / width, (tile.n1 + width - 1) / width);
     if (limit > 0) call.a_max = block_a_max(a.data, a.ld, mc, kc, limit);
   }
-  // Panels the certificate leaves out may run corrected (B's unsafe-pair index), where
-  // some panel is not certified for any A (correction_pays decides per slice); blocks of
-  // kCorrectedMinRows or more make A pair-major on first use, smaller ones read it in place.
+  // Panels the certificate leaves out may run corrected (B's unsafe-pair index, the
+  // block made pair-major on first use), where some panel is not certified for any A and
+  // the block has the rows for the correction to pay (correction_pays).
   const PairCorrectionKernels* correction = kernels.pair_correction();
   const PairIndexView index = pair_index_view(*c.b, c.b_pair_safe_limits);
   std::optional<PairMajorBlock> pair_major;
-  if (correction != nullptr && limit > 0) {
+  if (correction != nullptr && limit > 0 && mc >= kCorrectedMinRows) {
+    pair_major.emplace(*correction, a.data, a.ld, mc, kc);
     call.pair_index = &index;
     call.first_panel = g * c.b->panels();
-    if (mc >= kCorrectedMinRows) {
-      pair_major.emplace(*correction, a.data, a.ld, mc, kc);
-      call.pair_major = &*pair_major;
-    }
+    call.pair_major = &*pair_major;
   }
   // Where the path has wide exact kernels and the block spans several column slices, A
   // is widened on first use by one (none if every panel is pair-safe) and reused by the

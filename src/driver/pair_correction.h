@@ -29,20 +29,10 @@ using PairCorrectFn = void (*)(const int32_t* a_pairs, int64_t ld_a, int rows, i
                                int cols, int32_t* c, int64_t ldc, bool accumulate,
                                int32_t* tile);
 
-// The same correction for blocks of few rows (kCorrectRowsMax), read straight from the A
-// block (rows lda apart; pair i of the K block, whose first pair is pair0, at bytes 2i,
-// 2i + 1, read as 4 bytes from 2i - 2 for i > 0, all within what the kernels read):
-// adds into C. Returns whether C's slice now holds sums to add to: accumulate, or some
-// pair saturated (then the slice, first zeroed where !accumulate, holds the corrections).
-using PairCorrectRowsFn = bool (*)(const uint8_t* a, int64_t lda, int rows, int pair0,
-                                   const PairEntry* first, const PairEntry* last, int col0,
-                                   int cols, int32_t* c, int64_t ldc, bool accumulate);
-
 struct PairCorrectionKernels {
   int lanes;  // ld_a is a multiple of it
   PairMajorFn pair_major;
   PairCorrectFn correct;
-  PairCorrectRowsFn correct_rows;
 };
 extern const PairCorrectionKernels kPairCorrectionAvx2;
 extern const PairCorrectionKernels kPairCorrectionAvx512;

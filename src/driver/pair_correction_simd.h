@@ -4,7 +4,6 @@
 #include <cstring>
 
 #include "driver/pair_correction.h"
-#include "driver/pair_correction_rows_simd.h"
 #include "pack/pair_index.h"
 
 namespace quire::detail {
@@ -81,8 +80,7 @@ struct PairCorrection {
 
 template <typename V>
 constexpr PairCorrectionKernels make_pair_correction() {
-  return {V::W, &PairCorrection<V>::pair_major, &PairCorrection<V>::correct,
-          &PairCorrectionRows<V>::correct};
+  return {V::W, &PairCorrection<V>::pair_major, &PairCorrection<V>::correct};
 }
 
 }  // namespace

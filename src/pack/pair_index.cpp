@@ -53,7 +53,7 @@ void append_pair_index(const PackedBLayout& l, const int8_t* packed, std::vector
                                       static_cast<uint16_t>(j), static_cast<int32_t>(b01)});
         }
     // Too dense to pay anywhere: dropped, the panel runs the exact form.
-    if (index_pays(static_cast<int64_t>(entries.size() - first), l.padded_k / 2, cols))
+    if (correction_pays(static_cast<int64_t>(entries.size() - first), l.padded_k / 2, cols))
       indexed[gp] = 1;
     else
       entries.resize(first);
@@ -76,11 +76,6 @@ PairIndexView pair_index_view(const PackedBLayout& l, const uint8_t* blob) {
 bool PairIndexView::range(int gp, int pair0, int pair1, const PairEntry*& first,
                           const PairEntry*& last) const {
   if (indexed[gp] == 0) return false;
-  first = entries + begin[gp];
-  last = entries + begin[gp + 1];
-  // The common case, a K block holding all of the panel's entries, without a search
-  // (blocks of few rows look up every slice, and the call is short).
-  if (first == last || (first->pair >= pair0 && last[-1].pair < pair1)) return true;
   const auto by_pair = [](const PairEntry& e, int t) { return e.pair < t; };
   first = std::lower_bound(entries + begin[gp], entries + begin[gp + 1], pair0, by_pair);
   last = std::lower_bound(first, entries + begin[gp + 1], pair1, by_pair);

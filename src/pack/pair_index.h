@@ -22,27 +22,19 @@ static_assert(sizeof(PairEntry) == 8);
 
 // Whether the correction of `entries` unsafe pairs, out of pairs x cols, costs less on a
 // block of `rows` rows than the exact form's extra work (the break-even measured on avx2:
-// docs/kernel-contract.md, "Unsafe pairs as a sparse correction").
-// Under 10 rows (kCorrectRowsMax) the correction reads A in place (PairCorrectRowsFn),
-// W entries per vector, so it costs per entry and row, as the exact form's extra work
-// costs per pair, column and row: a density limit, with no K minimum, up to 1/16.
-// From 10 rows the correction makes A pair-major and adds a tile (PairCorrectFn): never
-// on a K block of fewer than 256 pairs (K < 512), where that pass and the tile's add into
-// C cost about as much per output as the short dot products they save (156800 x {4, 8}
-// x 36: 0.62x of the exact form; the measured gains were all at K >= 512); up to 1/64 of
-// the pairs under 16 rows, up to 1/40 from 16. Packing keeps an index only for panels
-// within the widest share (index_pays).
-inline constexpr int kCorrectRowsMax = 9;
-inline constexpr int kCorrectedMinRows = kCorrectRowsMax + 1;
+// docs/kernel-contract.md, "Unsafe pairs as a sparse correction"): never under 10 rows
+// (1 and 2 rows run the exact form's 2 x 16 tile, bound like the pair-safe kernels by
+// B's read, so the correction is pure cost; 6 rows measured between 0.85x and 1.16x),
+// up to 1/64 of the pairs under 16 rows, up to 1/40 from 16. Never on a K block of
+// fewer than 256 pairs (K < 512): there the pass that makes A pair-major and the tile's
+// add into C cost about as much per output as the short dot products they save
+// (156800 x {4, 8} x 36: 0.62x of the exact form; the measured gains were all at K >=
+// 512). Packing keeps an index only for panels within the widest share.
+inline constexpr int kCorrectedMinRows = 10;
 inline constexpr int64_t kCorrectedMinPairs = 256;
-inline bool correction_pays(int64_t entries, int64_t pairs, int64_t cols, int rows) {
-  if (rows <= kCorrectRowsMax) return entries * 16 <= pairs * cols;
-  if (pairs < kCorrectedMinPairs) return false;
+inline bool correction_pays(int64_t entries, int64_t pairs, int64_t cols, int rows = 1 << 30) {
+  if (rows < kCorrectedMinRows || pairs < kCorrectedMinPairs) return false;
   return entries * (rows < 16 ? 64 : 40) <= pairs * cols;
-}
-// Whether a panel's index can pay on a block of some row count.
-inline bool index_pays(int64_t entries, int64_t pairs, int64_t cols) {
-  return correction_pays(entries, pairs, cols, 1) || correction_pays(entries, pairs, cols, 1 << 30);
 }
 
 // Where the index lives in the blob: after groups x panels limit bytes, 8-aligned, one

@@ -320,22 +320,6 @@ struct Avx2 {
   static I gather(const int32_t* a, I idx, const Lanes& l) {
     return _mm256_mask_i32gather_epi32(_mm256_setzero_si256(), a, idx, l.mask, 4);
   }
-  // The 4 bytes at base + offset, per lane (the bytes must be readable; no mask).
-  static I gather_bytes(const void* base, I offset) {
-    return _mm256_i32gather_epi32(static_cast<const int*>(base), offset, 1);
-  }
-  // The even and odd int32 elements of a, b (the 2W elements a then b), each in one
-  // vector, both in the same lane order (not the memory order).
-  static void split_even_odd(I a, I b, I& even, I& odd) {
-    const F x = _mm256_castsi256_ps(a), y = _mm256_castsi256_ps(b);
-    even = _mm256_castps_si256(_mm256_shuffle_ps(x, y, 0x88));
-    odd = _mm256_castps_si256(_mm256_shuffle_ps(x, y, 0xDD));
-  }
-  // Bit i set where lane i is not zero.
-  static uint32_t nonzero_mask(I v) {
-    const I zero = _mm256_cmpeq_epi32(v, _mm256_setzero_si256());
-    return ~static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(zero))) & 0xFFu;
-  }
   // Lane i = v[idx[i]].
   static F permute(F v, I idx) { return _mm256_permutevar8x32_ps(v, idx); }
   static I permute(I v, I idx) { return _mm256_permutevar8x32_epi32(v, idx); }

@@ -284,17 +284,6 @@ struct Avx512 {
   static I gather(const int32_t* a, I idx, const Lanes& l) {
     return _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), l.mask, idx, a, 4);
   }
-  // The 4 bytes at base + offset, per lane (the bytes must be readable; no mask).
-  static I gather_bytes(const void* base, I offset) { return _mm512_i32gather_epi32(offset, base, 1); }
-  // The even and odd int32 elements of a, b (the 2W elements a then b), each in one
-  // vector, both in the same lane order (not the memory order).
-  static void split_even_odd(I a, I b, I& even, I& odd) {
-    const __m512 x = _mm512_castsi512_ps(a), y = _mm512_castsi512_ps(b);
-    even = _mm512_castps_si512(_mm512_shuffle_ps(x, y, 0x88));
-    odd = _mm512_castps_si512(_mm512_shuffle_ps(x, y, 0xDD));
-  }
-  // Bit i set where lane i is not zero.
-  static uint32_t nonzero_mask(I v) { return _mm512_test_epi32_mask(v, v); }
   // Lane i = v[idx[i]].
   static F permute(F v, I idx) { return _mm512_permutexvar_ps(idx, v); }
   static I permute(I v, I idx) { return _mm512_permutexvar_epi32(idx, v); }
