@@ -217,7 +217,7 @@ TEST_P(PairCorrectionGemm, PlantedPairsAtTheBound) {
   const int pairs[][2] = {{127, 2}, {127, 127}, {-128, -1}, {-128, -128}, {65, 64}, {-65, -64}};
   uint32_t seed = 7;
   for (const auto& pair : pairs)
-    for (int M : {1, 6, 17, 130})  // 1 and 6: exact (too few rows), still exact results
+    for (int M : {1, 6, 17, 130})  // 1 and 6 (on 33 columns): exact, still exact results
       for (int K : {17, 1100}) {  // 1100: K blocks of 512, 512 (corrected) and 76 (too short)
         ++seed;
         const int N = 33;
@@ -236,6 +236,33 @@ TEST_P(PairCorrectionGemm, PlantedPairsAtTheBound) {
         if (path_corrects() && K >= 512 && (M >= 130 || (M >= 17 && c.threads == 1))) {
           EXPECT_GT(counts.corrected, 0) << describe(c);
         }
+      }
+}
+
+// The rule's bounds (correction_pays): one unsafe pair in every fifth column, A = 255 so
+// each saturates; K blocks of 512, one thread. Blocks of 1-5 rows run the exact form;
+// 6-9 rows are corrected on 4096 columns or more, from 10 rows on any; all only on K
+// blocks of 256 pairs (K = 1024: two of them; K = 256 and 36 have one of 128 and 18).
+TEST_P(PairCorrectionGemm, RowsColumnsAndKBlocksOfTheRule) {
+  if (!GetParam().supported) GTEST_SKIP() << "needs " << missing_features(GetParam().isa);
+  ScopedIsa isa(GetParam().isa);
+  uint32_t seed = 300;
+  for (int M : {1, 2, 3, 5, 6, 9, 10, 15, 16, 17})
+    for (int N : {47, 4100})
+      for (int K : {36, 256, 1024}) {
+        ++seed;
+        const Case c{M, N, K, 1, 1, kOuts[seed % 5], 512};
+        std::vector<uint8_t> A(size_t(M) * K, 255);
+        auto B = random_vector<int8_t>(size_t(K) * N, -60, 60, seed);
+        for (int j = 0; j < N; j += 5) {
+          const int t = (j * 11) % (K / 2);
+          B[size_t(2 * t) * N + j] = int8_t(j % 2 ? 127 : -128);
+          B[size_t(2 * t + 1) * N + j] = int8_t(j % 2 ? 100 : -90);
+        }
+        KernelFormCounts counts{};
+        ASSERT_EQ(run_case(c, A, B, counts), 0) << describe(c);
+        const bool corrects = K >= 512 && (M >= 10 || (M >= 6 && N >= 4096));
+        EXPECT_EQ(counts.corrected > 0, path_corrects() && corrects) << describe(c);
       }
 }
 

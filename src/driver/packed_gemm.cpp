@@ -66,11 +66,11 @@ void GemmRun::run_block(int32_t ic, int mc, int g, int k0, int kc, const PackedA
   }
   // Panels the certificate leaves out may run corrected (B's unsafe-pair index, the
   // block made pair-major on first use), where some panel is not certified for any A and
-  // the block has the rows for the correction to pay (correction_pays).
+  // the block has the rows and columns for the correction to pay (correction_pays).
   const PairCorrectionKernels* correction = kernels.pair_correction();
   const PairIndexView index = pair_index_view(*c.b, c.b_pair_safe_limits);
   std::optional<PairMajorBlock> pair_major;
-  if (correction != nullptr && limit > 0 && mc >= kCorrectedMinRows) {
+  if (correction != nullptr && limit > 0 && block_may_correct(mc, tile.n1 - tile.n0)) {
     pair_major.emplace(*correction, a.data, a.ld, mc, kc);
     call.pair_index = &index;
     call.first_panel = g * c.b->panels();

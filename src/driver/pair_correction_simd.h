@@ -52,7 +52,9 @@ struct PairCorrection {
     }
   }
 
-  static void correct(const int32_t* a_pairs, int64_t ld_a, int rows, int pair0,
+  // 64-byte aligned, so its loops' alignment, and speed, do not depend on where the
+  // linker puts it (a layout shift made 16 x 256 x 512 3-4% slower).
+  __attribute__((aligned(64))) static void correct(const int32_t* a_pairs, int64_t ld_a, int rows, int pair0,
                       const PairEntry* first, const PairEntry* last, int col0, int cols,
                       int32_t* c, int64_t ldc, bool accumulate, int32_t* tile) {
     std::memset(tile, 0, sizeof(int32_t) * static_cast<size_t>(cols * ld_a));

@@ -21,20 +21,36 @@ struct PairEntry {
 static_assert(sizeof(PairEntry) == 8);
 
 // Whether the correction of `entries` unsafe pairs, out of pairs x cols, costs less on a
-// block of `rows` rows than the exact form's extra work (the break-even measured on avx2:
-// docs/kernel-contract.md, "Unsafe pairs as a sparse correction"): never under 10 rows
-// (1 and 2 rows run the exact form's 2 x 16 tile, bound like the pair-safe kernels by
-// B's read, so the correction is pure cost; 6 rows measured between 0.85x and 1.16x),
-// up to 1/64 of the pairs under 16 rows, up to 1/40 from 16. Never on a K block of
-// fewer than 256 pairs (K < 512): there the pass that makes A pair-major and the tile's
-// add into C cost about as much per output as the short dot products they save
-// (156800 x {4, 8} x 36: 0.62x of the exact form; the measured gains were all at K >=
-// 512). Packing keeps an index only for panels within the widest share.
-inline constexpr int kCorrectedMinRows = 10;
+// block of `rows` rows and `block_cols` columns (a thread's share of N) than the exact
+// form's extra work (the break-even measured on avx2: docs/kernel-contract.md, "Unsafe
+// pairs as a sparse correction"):
+// - never under 6 rows: 1 and 2 rows run the exact form's 2 x 16 tile, bound like the
+//   pair-safe kernels by B's read, so the correction is pure cost; a correction reading
+//   A in place per entry (no pair-major pass, no tile) costs ~5 cycles per entry and row
+//   on Zen 4 (a vpgatherdd per W entries, then an add per lane), over the 0.7-2.5 the
+//   exact form spends on 1-6 rows at 1.6-3.5% unsafe pairs;
+// - 6-9 rows: up to 1/50 of the pairs, on 4096 columns or more, where the pair-major
+//   pass is shared by enough panels (6 x 4096 x 1024 1.04-1.06x, 6 x 4096 x 2048
+//   1.16-1.3x; 6 x 2048 x 512 0.96-0.97x, 6 x 256 x 1024 0.91x, 6 x 256 x 2048 0.96x);
+// - 10-15 rows up to 1/64, from 16 rows up to 1/40;
+// - never on a K block of fewer than 256 pairs (K < 512): there the pass that makes A
+//   pair-major and the tile's add into C cost about as much per output as the short dot
+//   products they save (156800 x {4, 8} x 36: 0.62x of the exact form; K = 256 at 3.5%
+//   unsafe pairs, 20-102 rows: 0.97-1.05x). Packing keeps an index only for panels
+//   within the widest share.
+inline constexpr int kCorrectedMinRows = 6;
+inline constexpr int kCorrectedWideRows = 10;      // from here, any block_cols
+inline constexpr int64_t kCorrectedMinCols = 4096;  // under kCorrectedWideRows
 inline constexpr int64_t kCorrectedMinPairs = 256;
+// Whether a block of `rows` rows of a thread's `block_cols` columns can run corrected at
+// all (else the driver skips the index look-ups and the pair-major pass).
+inline bool block_may_correct(int rows, int64_t block_cols) {
+  return rows >= kCorrectedWideRows || (rows >= kCorrectedMinRows && block_cols >= kCorrectedMinCols);
+}
+// Whether a slice of such a block runs corrected.
 inline bool correction_pays(int64_t entries, int64_t pairs, int64_t cols, int rows = 1 << 30) {
   if (rows < kCorrectedMinRows || pairs < kCorrectedMinPairs) return false;
-  return entries * (rows < 16 ? 64 : 40) <= pairs * cols;
+  return entries * (rows < kCorrectedWideRows ? 50 : rows < 16 ? 64 : 40) <= pairs * cols;
 }
 
 // Where the index lives in the blob: after groups x panels limit bytes, 8-aligned, one
