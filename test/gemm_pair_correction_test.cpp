@@ -112,9 +112,6 @@ TEST(PairCorrection, IndexIsTheUnsafePairs) {
   }
 }
 
-enum class Out { int32, u8_tensor, u8_channel, u8_tensor_relu, u8_channel_relu };
-const Out kOuts[] = {Out::int32, Out::u8_tensor, Out::u8_channel, Out::u8_tensor_relu,
-                     Out::u8_channel_relu};
 
 struct Case {
   int M, N, K;  // K per group
@@ -142,33 +139,9 @@ int run_case(const Case& c, const std::vector<uint8_t>& A, const std::vector<int
   const BlockingFactors* params = c.kcb > 0 ? &bf : nullptr;
   PackBMatrix<int8_t> packedB(matrix_op_t::NoTranspose, G * K, N, B.data(), N, nullptr, G, params);
   resetKernelFormCounts();
-  int bad = 0;
-  switch (c.out) {
-    case Out::int32: {
-      std::vector<int32_t> C(exact.size(), -7);
-      for (int t = 0; t < c.threads; ++t) {
-        PackAMatrix<uint8_t> packA(matrix_op_t::NoTranspose, M, G * K, A.data(), G * K, nullptr, G, params);
-        DoNothing<int32_t, int32_t> done;
-        memCopy<> copy(done);
-        fbgemmPacked(packA, packedB, C.data(), C.data(), G * N, copy, t, c.threads, params);
-      }
-      bad = compare_buffers(exact.data(), C.data(), M, G * N, G * N, 0);
-      break;
-    }
-    default:
-      bad = requantized_mismatches(c.out == Out::u8_tensor_relu || c.out == Out::u8_channel_relu,
-                                   c.out == Out::u8_channel || c.out == Out::u8_channel_relu, c.M,
-                                   c.N, c.K, c.threads, A, packedB, exact, params);
-      break;
-  }
+  const int bad = output_mismatches(c.out, M, N, K, G, c.threads, A, packedB, exact, params);
   counts = kernelFormCounts();
   return bad;
-}
-
-// Whether the active path has pair-safe kernels, and so the corrected form (avx2, avx512).
-bool path_corrects() {
-  const inst_set_t isa = fbgemmInstructionSet();
-  return isa == inst_set_t::avx2 || isa == inst_set_t::avx512 || isa == inst_set_t::avx512_ymm;
 }
 
 // A at 255 and 254 (254 * 129 = 32766 fits, 255 * 129 does not: both sides of a bound),
@@ -201,7 +174,7 @@ TEST_P(PairCorrectionGemm, TrainedWeightsExtremeActivations) {
         const auto B = trained_weights(groups * K, N, seed + 1);
         KernelFormCounts counts{};
         ASSERT_EQ(run_case(c, A, B, counts), 0) << describe(c);
-        if (!path_corrects()) {
+        if (!path_chooses_forms()) {
           EXPECT_EQ(counts.corrected, 0) << describe(c);
         } else if (M >= 17 && N >= 17 && K > 1000 && c.threads == 1) {
           EXPECT_GT(counts.corrected, 0) << describe(c);
@@ -233,7 +206,7 @@ TEST_P(PairCorrectionGemm, PlantedPairsAtTheBound) {
         ASSERT_EQ(run_case(c, A, B, counts), 0) << pair[0] << "," << pair[1] << " " << describe(c);
         // Blocks of 10 rows or more are corrected (a thread's share of M: 130 rows split
         // in 3 still are), in K blocks of 512.
-        if (path_corrects() && K >= 512 && (M >= 130 || (M >= 17 && c.threads == 1))) {
+        if (path_chooses_forms() && K >= 512 && (M >= 130 || (M >= 17 && c.threads == 1))) {
           EXPECT_GT(counts.corrected, 0) << describe(c);
         }
       }
@@ -262,7 +235,7 @@ TEST_P(PairCorrectionGemm, RowsColumnsAndKBlocksOfTheRule) {
         KernelFormCounts counts{};
         ASSERT_EQ(run_case(c, A, B, counts), 0) << describe(c);
         const bool corrects = K >= 512 && (M >= 10 || (M >= 6 && N >= 4096));
-        EXPECT_EQ(counts.corrected > 0, path_corrects() && corrects) << describe(c);
+        EXPECT_EQ(counts.corrected > 0, path_chooses_forms() && corrects) << describe(c);
       }
 }
 

@@ -75,9 +75,6 @@ std::vector<int8_t> trained_weights(int K, int N, uint32_t seed) {
   return B;
 }
 
-enum class Out { int32, u8_tensor, u8_channel, u8_tensor_relu, u8_channel_relu };
-const Out kOuts[] = {Out::int32, Out::u8_tensor, Out::u8_channel, Out::u8_tensor_relu,
-                     Out::u8_channel_relu};
 
 struct Case {
   int M, N, K;
@@ -104,33 +101,9 @@ int run_case(const Case& c, const std::vector<uint8_t>& A, const std::vector<int
   const BlockingFactors* params = c.kcb > 0 ? &bf : nullptr;
   PackBMatrix<int8_t> packedB(matrix_op_t::NoTranspose, K, N, B.data(), N, nullptr, 1, params);
   resetKernelFormCounts();
-  int bad = 0;
-  switch (c.out) {
-    case Out::int32: {
-      std::vector<int32_t> C(size_t(M) * N, -7);
-      for (int t = 0; t < c.threads; ++t) {
-        PackAMatrix<uint8_t> packA(matrix_op_t::NoTranspose, M, K, A.data(), K, nullptr, 1, params);
-        DoNothing<int32_t, int32_t> done;
-        memCopy<> copy(done);
-        fbgemmPacked(packA, packedB, C.data(), C.data(), N, copy, t, c.threads, params);
-      }
-      bad = compare_buffers(exact.data(), C.data(), M, N, N, 0);
-      break;
-    }
-    default:
-      bad = requantized_mismatches(c.out == Out::u8_tensor_relu || c.out == Out::u8_channel_relu,
-                                   c.out == Out::u8_channel || c.out == Out::u8_channel_relu, c.M,
-                                   c.N, c.K, c.threads, A, packedB, exact, params);
-      break;
-  }
+  const int bad = output_mismatches(c.out, M, N, K, 1, c.threads, A, packedB, exact, params);
   counts = kernelFormCounts();
   return bad;
-}
-
-// Whether the active path chooses between kernel forms (avx2, avx512).
-bool path_certifies() {
-  const inst_set_t isa = fbgemmInstructionSet();
-  return isa == inst_set_t::avx2 || isa == inst_set_t::avx512 || isa == inst_set_t::avx512_ymm;
 }
 
 TEST(SaturationCertificate, LimitsAreTheCornersBound) {
@@ -207,7 +180,7 @@ TEST_P(SaturationCertificateGemm, ExactAtTheBoundAndOnePast) {
           const auto B = matrix<int8_t>(K, N, [&](int k, int) { return k % 2 ? bc.b1 : bc.b0; });
           KernelFormCounts counts{};
           ASSERT_EQ(run_case(c, A, B, counts), 0) << bc.name << " " << describe(c);
-          if (path_certifies()) {
+          if (path_chooses_forms()) {
             EXPECT_EQ(counts.pair_safe > 0, bc.certified) << bc.name << " " << describe(c);
             EXPECT_EQ(counts.exact > 0, !bc.certified) << bc.name << " " << describe(c);
           } else {
@@ -245,7 +218,7 @@ TEST_P(SaturationCertificateGemm, ActivationAndWeightRanges) {
                               : std::vector<int8_t>(size_t(K) * N, -128);
           KernelFormCounts counts{};
           ASSERT_EQ(run_case(c, A, B, counts), 0) << r.name << " " << describe(c);
-          if (path_certifies() && r.a_hi == 127) {
+          if (path_chooses_forms() && r.a_hi == 127) {
             EXPECT_EQ(counts.exact, 0) << r.name << " " << describe(c);
           }
         }
@@ -267,7 +240,7 @@ TEST_P(SaturationCertificateGemm, PerBlockCertificates) {
         const auto B = random_vector<int8_t>(size_t(c.K) * c.N, -128, 127, 9 + threads);
         KernelFormCounts counts{};
         ASSERT_EQ(run_case(c, A, B, counts), 0) << describe(c);
-        if (path_certifies()) {
+        if (path_chooses_forms()) {
           EXPECT_TRUE(counts.pair_safe > 0 && counts.exact > 0) << describe(c);
         }
       }
@@ -279,7 +252,7 @@ TEST_P(SaturationCertificateGemm, PerBlockCertificates) {
         const auto B = std::vector<int8_t>(size_t(c.K) * c.N, -128);
         KernelFormCounts counts{};
         ASSERT_EQ(run_case(c, A, B, counts), 0) << describe(c);
-        if (path_certifies()) {
+        if (path_chooses_forms()) {
           EXPECT_TRUE(counts.pair_safe > 0 && counts.exact > 0) << describe(c);
         }
       }

@@ -1,6 +1,6 @@
-// One fbgemmPacked call through ReQuantizeOutput, checked against the reference
-// requantization of the exact int32 product: the u8 cases of the GEMM tests whose calls
-// choose between kernel forms (gemm_saturation_certificate_test, gemm_pair_correction_test).
+// fbgemmPacked calls checked against the exact int32 product, raw or through the reference
+// requantization: the cases of the GEMM tests whose calls choose between kernel forms
+// (gemm_saturation_certificate_test, gemm_pair_correction_test).
 #pragma once
 
 #include <cstdint>
@@ -72,6 +72,40 @@ inline int requantized_mismatches(bool relu, bool per_channel, int M, int N, int
                        : requantized_mismatches<true, tensor>(M, N, K, threads, A, packedB, exact, bf);
   return per_channel ? requantized_mismatches<false, channel>(M, N, K, threads, A, packedB, exact, bf)
                      : requantized_mismatches<false, tensor>(M, N, K, threads, A, packedB, exact, bf);
+}
+
+// Whether the active path has pair-safe kernels and so chooses between kernel forms per
+// block and panel (pair-safe, corrected, exact): avx2 and avx512.
+inline bool path_chooses_forms() {
+  const inst_set_t isa = fbgemmInstructionSet();
+  return isa == inst_set_t::avx2 || isa == inst_set_t::avx512 || isa == inst_set_t::avx512_ymm;
+}
+
+// The outputs the tests check: raw int32 (memCopy), or u8 through ReQuantizeOutput per
+// tensor or per channel, ReLU off or on.
+enum class Out { int32, u8_tensor, u8_channel, u8_tensor_relu, u8_channel_relu };
+inline constexpr Out kOuts[] = {Out::int32, Out::u8_tensor, Out::u8_channel,
+                                Out::u8_tensor_relu, Out::u8_channel_relu};
+
+// A (M x groups * K) times packedB (groups of K x N) as `threads` calls of fbgemmPacked
+// with output `out` (u8 outputs: one group), against `exact` (M x groups * N). Returns
+// the mismatching outputs.
+inline int output_mismatches(Out out, int M, int N, int K, int groups, int threads,
+                             const std::vector<uint8_t>& A, const PackBMatrix<int8_t>& packedB,
+                             const std::vector<int32_t>& exact, const BlockingFactors* bf) {
+  if (out != Out::int32)
+    return requantized_mismatches(out == Out::u8_tensor_relu || out == Out::u8_channel_relu,
+                                  out == Out::u8_channel || out == Out::u8_channel_relu, M, N, K,
+                                  threads, A, packedB, exact, bf);
+  std::vector<int32_t> C(exact.size(), -7);
+  for (int t = 0; t < threads; ++t) {
+    PackAMatrix<uint8_t> packA(matrix_op_t::NoTranspose, M, groups * K, A.data(), groups * K,
+                               nullptr, groups, bf);
+    DoNothing<int32_t, int32_t> done;
+    memCopy<> copy(done);
+    fbgemmPacked(packA, packedB, C.data(), C.data(), groups * N, copy, t, threads, bf);
+  }
+  return compare_buffers(exact.data(), C.data(), M, groups * N, groups * N, 0);
 }
 
 }  // namespace quire::test
