@@ -10,6 +10,7 @@
 #   conv_direct_test    fbgemmConv from std::threads sharing PackWeightsForConv
 #   half_gemm_api_test  cblas_gemm_compute from std::threads sharing the packed weights
 #   compat_fbgemm_test  FBGEMM-style fbgemmPacked calls, one per std::thread
+#   thread_pool_test    the pool's jobs and exceptions (not its timing case)
 set -euo pipefail
 
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,6 +24,7 @@ tests=(
   "conv_direct_test:DirectApi.ConcurrentThreadsShareWeights"
   "half_gemm_api_test:HalfGemmApi.ConcurrentThreadsGiveTheSingleThreadResult"
   "compat_fbgemm_test:CompatFbgemm.RequantizedFcPerChannelReluOnThreads"
+  "thread_pool_test:ThreadPool.EveryWorkerRunsEveryJobOnce:ThreadPool.RethrowsTheFirstWorkersException"
 )
 
 launcher=()

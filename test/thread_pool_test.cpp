@@ -21,13 +21,13 @@ TEST(ThreadPool, EveryWorkerRunsEveryJobOnce) {
   for (int threads : {1, 2, 3, 5}) {
     ThreadPool pool(threads);
     std::vector<std::atomic<int>> runs(static_cast<size_t>(threads));
-    for (int job = 0; job < 200; ++job) {
+    for (int job = 0; job < 100; ++job) {
       pool.run([&](int id, int n) {
         EXPECT_EQ(n, threads);
         runs[static_cast<size_t>(id)].fetch_add(1, std::memory_order_relaxed);
       });
     }
-    for (int id = 0; id < threads; ++id) EXPECT_EQ(runs[static_cast<size_t>(id)].load(), 200);
+    for (int id = 0; id < threads; ++id) EXPECT_EQ(runs[static_cast<size_t>(id)].load(), 100);
   }
 }
 
@@ -68,9 +68,11 @@ TEST(ThreadPool, MoreThreadsThanCpusTurnsJobsAroundQuickly) {
     EXPECT_EQ(sum.load(), 400);
   }
   ASSERT_EQ(sched_setaffinity(0, sizeof(saved), &saved), 0);
-  // Spinning through time slices took about 8 ms a job (3.2 s for 400); yielding, tens
-  // of microseconds. 1 s leaves room for a loaded machine.
-  EXPECT_LT(seconds, 1.0) << "400 jobs on 2 threads sharing one CPU";
+  // Spinning through time slices took about 9 ms a job (3.7 s for 400); yielding, tens
+  // of microseconds on a quiet machine (0.07-0.12 s for 400). ctest runs this test alone
+  // (RUN_SERIAL), but the machine may be busy otherwise: half the spinning time is the
+  // bound (1.2 s was seen for 400 jobs with another test busy on the other CPU).
+  EXPECT_LT(seconds, 1.85) << "400 jobs on 2 threads sharing one CPU";
 }
 
 }  // namespace
