@@ -42,7 +42,9 @@ TEST(ThreadPool, RethrowsTheFirstWorkersException) {
     EXPECT_STREQ(e.what(), "worker 1");
   }
   int ran = 0;
-  pool.run([&](int id, int) { ran += id == 0; });  // the pool still works afterwards
+  pool.run([&](int id, int) {  // the pool still works afterwards
+    if (id == 0) ++ran;
+  });
   EXPECT_EQ(ran, 1);
 }
 
