@@ -120,14 +120,25 @@ inline void store_row(const Int4KernelArgs& p, const __m256 (&f)[8]) {
   }
 }
 
-// One row's pair sums over n (1..4) blocks of 256 bytes from w on, A's bytes from a on:
-// s16[c] += (x_c & 15) . A[0..3] + (x_c >> 4 & 15) . A[4..7] for the eight 32-byte
-// chunks x_c of each block (vpmaddubsw, int16 lanes). Each block adds at most
-// 2 x 2 x 15 x 128 = 7680 to a lane, so four blocks (30720) stay below 32767: exact.
-// In assembly, as DotVnni::row_pass and for the same reason: from intrinsics GCC 12
-// loaded each chunk twice (once folded into each AND) and kept half of the
-// accumulators on the stack.
-// ymm8 / ymm9: A's broadcasts, ymm10: the chunk, ymm11 / ymm12: low / high nibbles.
+// One row (decode): the panel in a single pass, 256-byte block after block, instead of
+// the tile kernel's four passes of 64 bytes per block; lane j of chunk c is column 8c + j.
+//
+// row_runs adds to s32 (8 chunks x 8 int32 lanes, 32-byte aligned) `runs` runs of
+// `blocks` (1..4) blocks from w on, A's bytes from a on: within a run, s16[c] +=
+// (x_c & 15) . A[0..3] + (x_c >> 4 & 15) . A[4..7] for the eight 32-byte chunks x_c of
+// each block (vpmaddubsw, int16 lanes; each block adds at most 2 x 2 x 15 x 128 = 7680
+// to a lane, so four blocks, 30720, stay below 32767: exact); at the run's end the
+// int16 sums are widened into s32 (vpmaddwd against ones) and cleared.
+//
+// All of it is one assembly loop: the int16 sums stay in registers and the int32 ones
+// in s32. With the widening in C++ between calls of a 4-block loop, the int16 sums went
+// through memory at every call and the first vpmaddwd after it collected a quarter of
+// the kernel's samples. Zen 4, avx2, quiet, 3 alternating rounds, GB/s of codes:
+// 1 x 4096 x 4096 (L3) 36.0 -> 38.5, 1 x 4096 x 11008 (DRAM) 30-35 -> 36-37,
+// 1 x 4096 x 32000 21-23 -> 28-30. From intrinsics GCC 12 loaded each chunk twice and
+// kept half of the accumulators on the stack.
+// ymm8 / ymm9: A's broadcasts, ymm10: the chunk, ymm11 / ymm12: low / high nibbles,
+// ymm13: int16 ones.
 #define QUIRE_CHUNK(c, offset)                     \
   "vmovdqa " #offset "(%[w]), %%ymm10\n\t"         \
   "vpsrlw $4, %%ymm10, %%ymm12\n\t"                \
@@ -137,67 +148,87 @@ inline void store_row(const Int4KernelArgs& p, const __m256 (&f)[8]) {
   "vpmaddubsw %%ymm9, %%ymm12, %%ymm12\n\t"        \
   "vpaddw %%ymm12, %%ymm11, %%ymm11\n\t"           \
   "vpaddw %%ymm11, %[s" #c "], %[s" #c "]\n\t"
+#define QUIRE_WIDEN(c)                                 \
+  "vpmaddwd %[s" #c "], %%ymm13, %%ymm10\n\t"          \
+  "vpaddd " #c "*32(%[s32]), %%ymm10, %%ymm10\n\t"     \
+  "vmovdqa %%ymm10, " #c "*32(%[s32])\n\t"             \
+  "vpxor %[s" #c "], %[s" #c "], %[s" #c "]\n\t"
+// The block loop, with or without a prefetch of the block `pf` bytes ahead.
+#define QUIRE_ROW_RUNS(PREFETCH)                                                      \
+  __m256i s[8];                                                                       \
+  for (__m256i& v : s) v = _mm256_setzero_si256();                                    \
+  const __m256i nibble = _mm256_set1_epi8(0x0F);                                      \
+  asm volatile(                                                                       \
+      "vpcmpeqw %%ymm13, %%ymm13, %%ymm13\n\t"                                        \
+      "vpsrlw $15, %%ymm13, %%ymm13\n\t"                                              \
+      "2:\n\t"                                                                        \
+      "mov %[blocks], %%rcx\n\t"                                                      \
+      "1:\n\t" PREFETCH                                                               \
+      "vpbroadcastd (%[a]), %%ymm8\n\t"                                               \
+      "vpbroadcastd 4(%[a]), %%ymm9\n\t"                                              \
+      QUIRE_CHUNK(0, 0) QUIRE_CHUNK(1, 32) QUIRE_CHUNK(2, 64) QUIRE_CHUNK(3, 96)     \
+      QUIRE_CHUNK(4, 128) QUIRE_CHUNK(5, 160) QUIRE_CHUNK(6, 192) QUIRE_CHUNK(7, 224) \
+      "add $256, %[w]\n\t"                                                            \
+      "add $8, %[a]\n\t"                                                              \
+      "dec %%rcx\n\t"                                                                 \
+      "jnz 1b\n\t"                                                                    \
+      QUIRE_WIDEN(0) QUIRE_WIDEN(1) QUIRE_WIDEN(2) QUIRE_WIDEN(3)                     \
+      QUIRE_WIDEN(4) QUIRE_WIDEN(5) QUIRE_WIDEN(6) QUIRE_WIDEN(7)                     \
+      "dec %[runs]\n\t"                                                               \
+      "jnz 2b"                                                                        \
+      : [s0] "+x"(s[0]), [s1] "+x"(s[1]), [s2] "+x"(s[2]), [s3] "+x"(s[3]),           \
+        [s4] "+x"(s[4]), [s5] "+x"(s[5]), [s6] "+x"(s[6]), [s7] "+x"(s[7]),           \
+        [w] "+r"(w), [a] "+r"(a), [runs] "+r"(runs)                                   \
+      : [nib] "x"(nibble), [s32] "r"(s32), [blocks] "r"(blocks), [pf] "r"(pf)        \
+      : "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "rcx", "cc", "memory")
 
-void row_blocks(__m256i (&s)[8], const uint8_t* w, const int8_t* a, int n, __m256i nibble) {
-  asm volatile(
-      "1:\n\t"
-      "vpbroadcastd (%[a]), %%ymm8\n\t"
-      "vpbroadcastd 4(%[a]), %%ymm9\n\t"
-      QUIRE_CHUNK(0, 0) QUIRE_CHUNK(1, 32) QUIRE_CHUNK(2, 64) QUIRE_CHUNK(3, 96)
-      QUIRE_CHUNK(4, 128) QUIRE_CHUNK(5, 160) QUIRE_CHUNK(6, 192) QUIRE_CHUNK(7, 224)
-      "add $256, %[w]\n\t"
-      "add $8, %[a]\n\t"
-      "dec %[n]\n\t"
-      "jnz 1b"
-      : [s0] "+x"(s[0]), [s1] "+x"(s[1]), [s2] "+x"(s[2]), [s3] "+x"(s[3]),
-        [s4] "+x"(s[4]), [s5] "+x"(s[5]), [s6] "+x"(s[6]), [s7] "+x"(s[7]),
-        [w] "+r"(w), [a] "+r"(a), [n] "+r"(n)
-      : [nib] "x"(nibble)
-      : "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "cc", "memory");
+void row_runs(int32_t* s32, const uint8_t* w, const int8_t* a, int64_t runs, int64_t blocks,
+              int64_t pf) {
+  QUIRE_ROW_RUNS("");
 }
+
+// From memory the block 16 KiB ahead is prefetched, a line per 64 bytes (see make_kernels).
+void row_runs_prefetch(int32_t* s32, const uint8_t* w, const int8_t* a, int64_t runs,
+                       int64_t blocks, int64_t pf) {
+  QUIRE_ROW_RUNS("prefetcht0 (%[w], %[pf])\n\t"
+                 "prefetcht0 64(%[w], %[pf])\n\t"
+                 "prefetcht0 128(%[w], %[pf])\n\t"
+                 "prefetcht0 192(%[w], %[pf])\n\t");
+}
+#undef QUIRE_ROW_RUNS
+#undef QUIRE_WIDEN
 #undef QUIRE_CHUNK
 
-// One row (decode): the panel in a single pass, 256-byte block after block, instead of
-// the tile kernel's four passes of 64 bytes per block; lane j of chunk c is column
-// 8c + j. The pair sums are widened (vpmaddwd) once per four blocks, so a 32-byte load
-// costs 3 unpack and 4 arithmetic instructions plus a quarter of the widening.
 template <Int4ScaleType ST, bool kMin>
 void kernel_row(const Int4KernelArgs& p) {
-  constexpr int kInt16Blocks = 4;
-  const __m256i nibble = _mm256_set1_epi8(0x0F);
-  const __m256i ones = _mm256_set1_epi16(1);
+  constexpr int64_t kInt16Blocks = 4;
+  const auto runs_of = p.prefetch != 0 ? &row_runs_prefetch : &row_runs;
   __m256 f[8];
   for (__m256& v : f) v = _mm256_setzero_ps();
   const uint8_t* w = p.codes;
   const int8_t* a = p.a;
   for (int g = 0; g < p.groups; ++g) {
-    const int k8 = g + 1 == p.groups ? p.last_k8 : p.group_k8;
-    __m256i s32[8];
-    for (__m256i& v : s32) v = _mm256_setzero_si256();
-    for (int t = 0; t < k8;) {
-      const int n = k8 - t < kInt16Blocks ? k8 - t : kInt16Blocks;
-      __m256i s16[8];
-      for (__m256i& v : s16) v = _mm256_setzero_si256();
-      if (p.prefetch != 0) {
-        for (int l = 0; l < n * Int4Layout::kBlockBytes; l += 64)
-          _mm_prefetch(reinterpret_cast<const char*>(w + p.prefetch + l), _MM_HINT_T0);
-      }
-      row_blocks(s16, w, a, n, nibble);
-      t += n;
-      w += n * Int4Layout::kBlockBytes;
-      a += n * Int4Layout::kBlockK;
-      for (int c = 0; c < 8; ++c) s32[c] = _mm256_add_epi32(s32[c], _mm256_madd_epi16(s16[c], ones));
-    }
+    const int64_t k8 = g + 1 == p.groups ? p.last_k8 : p.group_k8;
+    alignas(32) int32_t s32[8][8];  // zeroed by vector stores: `= {}` became a rep stos
+    for (auto& row : s32) _mm256_store_si256(reinterpret_cast<__m256i*>(row), _mm256_setzero_si256());
+    const int64_t full = k8 / kInt16Blocks, rest = k8 % kInt16Blocks;
+    if (full > 0) runs_of(&s32[0][0], w, a, full, kInt16Blocks, p.prefetch);
+    w += full * kInt16Blocks * Int4Layout::kBlockBytes;
+    a += full * kInt16Blocks * Int4Layout::kBlockK;
+    if (rest > 0) runs_of(&s32[0][0], w, a, 1, rest, p.prefetch);
+    w += rest * Int4Layout::kBlockBytes;
+    a += rest * Int4Layout::kBlockK;
     const int64_t gi = int64_t{g} * Int4Layout::kPanel;
     const int32_t R = p.rsum[g];
     for (int c = 0; c < 8; ++c) {
       const __m256 sv = load_scales<ST>(p.scales, gi + 8 * c);
+      const __m256i sc = _mm256_load_si256(reinterpret_cast<const __m256i*>(s32[c]));
       if constexpr (kMin) {
-        f[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s32[c]), sv, f[c]);
+        f[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sc), sv, f[c]);
         f[c] = _mm256_fmadd_ps(_mm256_loadu_ps(p.mins + gi + 8 * c),
                                _mm256_set1_ps(static_cast<float>(R)), f[c]);
       } else {
-        const __m256i P = _mm256_sub_epi32(s32[c], _mm256_set1_epi32(R * 8));
+        const __m256i P = _mm256_sub_epi32(sc, _mm256_set1_epi32(R * 8));
         f[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(P), sv, f[c]);
       }
     }
