@@ -18,8 +18,9 @@ void print_b_streaming(std::FILE* out, const std::vector<ShapeResult>& results, 
     if (r.shape.M > 4 || r.packed_b_bytes <= 0) continue;
     if (count == 0) {
       std::fprintf(out, "\nsmall M (M <= 4): packed B streamed per call vs the read bandwidth of "
-                        "its level (%d thread(s))\n",
-                   threads);
+                        "its level (%d thread(s); L2 %lld KiB, L3 %lld MiB, from %s)\n",
+                   threads, static_cast<long long>(caches.l2 >> 10),
+                   static_cast<long long>(caches.l3 >> 20), caches.source);
       std::fprintf(out, "%-16s %9s %6s %9s %11s %7s %10s %7s\n", "shape", "B MiB", "level",
                    "B GB/s", "level GB/s", "% bw", "read GB/s", "% read");
     }

@@ -13,10 +13,10 @@
 #include <random>
 #include <string>
 #include <type_traits>
-#include <unistd.h>
 #include <vector>
 
 #include "quire/EmbeddingBag.h"
+#include "read_bandwidth.h"
 #include "quire/Utils.h"
 #include "summary_line.h"
 #include "thread_pool.h"
@@ -36,7 +36,7 @@ constexpr int kWindows = 4096;  // calls before an index window repeats
 // A table in L3 but far beyond L2: an eighth of the L3 the OS reports (the L3 is shared
 // with other cores and, on a cloud machine, other tenants), 32 MiB if it reports none.
 int64_t l3_table_bytes() {
-  const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  const int64_t l3 = cache_sizes().l3;
   return l3 > 0 ? l3 / 8 : int64_t{32} << 20;
 }
 

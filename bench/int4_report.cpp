@@ -46,9 +46,10 @@ void print_int4_header(std::FILE* out, const Int4RunInfo& info) {
                kInt4BenchGroup);
   std::fprintf(out,
                "read bandwidth (%d thread(s)): L2 %.1f GB/s, L3 (8 MiB) %.1f GB/s, DRAM (256 MiB) "
-               "%.1f GB/s; memcpy (1 thread, read + write) %.1f GB/s; L2 %lld KiB, L3 %lld MiB\n",
+               "%.1f GB/s; memcpy (1 thread, read + write) %.1f GB/s; L2 %lld KiB, L3 %lld MiB (from %s)\n",
                info.threads, info.l2_gbs, info.l3_gbs, info.dram_gbs, info.memcpy_gbs,
-               static_cast<long long>(info.caches.l2 >> 10), static_cast<long long>(info.caches.l3 >> 20));
+               static_cast<long long>(info.caches.l2 >> 10), static_cast<long long>(info.caches.l3 >> 20),
+               info.caches.source);
   std::fprintf(out,
                "%%bw: w GB/s over rd GB/s, a plain read of the same bytes on the same threads, "
                "timed like the call right before it\n");

@@ -63,6 +63,10 @@ double probe_rate(int64_t (*run)(int64_t)) {
     iterations *= 4;
   }
   iterations = static_cast<int64_t>(static_cast<double>(iterations) * 0.02 / t) + 1;
+  // ~0.2 s of the same loop first: a core that was idle reaches its sustained vector
+  // clock only after tens of ms (a Zen 5 guest measured 167 GOPS cold and 209-223 warm in
+  // three runs a minute apart, against kernels at 199), and every shape is timed warm.
+  for (int r = 0; r < 10; ++r) run(iterations);
   double best = 0;
   for (int r = 0; r < 5; ++r) {
     const double t0 = now_seconds();

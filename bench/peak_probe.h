@@ -32,7 +32,7 @@ std::optional<Peak> measure_acc16_peak(inst_set_t isa, int threads);
 
 // The operations per second of a probe (run returns the operations it did): the
 // iteration count grows until one run takes ~2 ms (which also wakes the core up) and is
-// scaled to ~20 ms; then the best of 5 runs, not the median: on a shared machine another
+// scaled to ~20 ms; after ~0.2 s of warm-up runs, the best of 5 runs, not the median: on a shared machine another
 // process can only slow a run down, and the peak is what the core can do.
 double probe_rate(int64_t (*run)(int64_t));
 

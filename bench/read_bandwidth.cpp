@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "timing.h"
 
@@ -84,9 +85,17 @@ uint64_t read_once(const uint8_t* p, int64_t n) { return read_bytes(p, n, 1, fal
 
 CacheSizes cache_sizes() {
   CacheSizes c;
-  if (!cpuinfo_initialize()) return c;
-  if (const cpuinfo_cache* l2 = cpuinfo_get_l2_cache(0)) c.l2 = l2->size;
-  if (const cpuinfo_cache* l3 = cpuinfo_get_l3_cache(0)) c.l3 = l3->size;
+  if (cpuinfo_initialize()) {
+    if (const cpuinfo_cache* l2 = cpuinfo_get_l2_cache(0)) c.l2 = l2->size;
+    if (const cpuinfo_cache* l3 = cpuinfo_get_l3_cache(0)) c.l3 = l3->size;
+    if (c.l2 > 0 || c.l3 > 0) {
+      c.source = "cpuinfo";
+      return c;
+    }
+  }
+  c.l2 = std::max<long>(0, sysconf(_SC_LEVEL2_CACHE_SIZE));
+  c.l3 = std::max<long>(0, sysconf(_SC_LEVEL3_CACHE_SIZE));
+  if (c.l2 > 0 || c.l3 > 0) c.source = "sysconf";
   return c;
 }
 

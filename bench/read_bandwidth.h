@@ -12,8 +12,13 @@ namespace quire::bench {
 
 struct CacheSizes {
   int64_t l2 = 0;  // per core
-  int64_t l3 = 0;  // shared by the cores of one package (or CCD), as cpuinfo reports it
+  int64_t l3 = 0;  // shared by the cores of one package (or CCD), as reported
+  const char* source = "none";  // "cpuinfo", "sysconf" or "none" (both 0)
 };
+// The caches as cpuinfo reads them from the OS; where it finds none (a VM that hides the
+// cache topology from sysfs: cpuinfo's 2022 snapshot then reports no caches at all), as
+// glibc's sysconf gives them from CPUID. A hypervisor may report its host's whole L3
+// there (seen: 508 MiB on a 2-vCPU Zen 5 guest), so the bench prints the source.
 CacheSizes cache_sizes();
 
 // Bytes read per second (GB/s) when `threads` threads each read their own `bytes /

@@ -26,9 +26,6 @@ CpuFeatures detect() {
                cpuinfo_has_x86_avx512vl() && cpuinfo_has_x86_avx512dq();
     f.avx512_vnni = f.avx512 && cpuinfo_has_x86_avx512vnni();
     f.avx512_bf16 = f.avx512 && cpuinfo_has_x86_avx512bf16();
-    if (const cpuinfo_cache* c = cpuinfo_get_l1d_cache(0)) f.l1d_bytes = c->size;
-    if (const cpuinfo_cache* c = cpuinfo_get_l2_cache(0)) f.l2_bytes = c->size;
-    if (const cpuinfo_cache* c = cpuinfo_get_l3_cache(0)) f.l3_bytes = c->size;
     if (const cpuinfo_package* p = cpuinfo_get_package(0)) f.name = p->name;
   } else {
     // cpuinfo could not read the system (e.g. no /sys): asmjit's CPUID view suffices.

@@ -13,9 +13,6 @@ struct CpuFeatures {
   bool avx512_vnni = false;  // EVEX vpdpbusd
   bool avx_vnni = false;     // VEX vpdpbusd on ymm (cpuinfo of 2022 does not know it)
   bool avx512_bf16 = false;
-  size_t l1d_bytes = 32 * 1024;  // per core; defaults when the OS does not say
-  size_t l2_bytes = 1024 * 1024;
-  size_t l3_bytes = 8 * 1024 * 1024;
   std::string name;          // marketing name of the package
   uint32_t caps() const;        // the detail::Cap bits (isa_traits.h) of the flags above
   std::string summary() const;  // "avx2 avx512 avx512_vnni ..." for error messages
