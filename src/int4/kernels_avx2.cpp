@@ -34,31 +34,39 @@ inline __m256i lane_mask(int n) {
 // 32-byte aligned) `runs` runs of `blocks` (1..4) blocks from w on, A's rows at a0,
 // a0 + lda, a2 = a0 + 2 lda, a2 + lda: within a run s16[r][h] += (x_h & 15) . A_r[0..3]
 // + (x_h >> 4 & 15) . A_r[4..7] in int16 lanes (<= 7680 a block, 30720 a run: exact),
-// widened into s32 at the run's end. Against a vpmaddwd and a vpaddd per block, row and
+// widened into s32 at the run's end (the run's first block sets s16). Against a vpmaddwd and a vpaddd per block, row and
 // half, a block of 4 rows costs 38 vector instructions instead of 54 (16 vpmaddubsw
 // instead of 24). Assembly for the reason of the one-row loop below: from intrinsics
 // GCC 12 kept 7 of the 8 int16 sums on the stack (a load and a store per block each).
 // ymm10: the half's low nibbles, ymm11: its high nibbles, ymm12 / ymm13: A's broadcasts.
-#define QUIRE_TROW(r, h, BASE)                     \
+// The first block of a run sets the int16 sums (ADD = SET), the others add to them.
+#define QUIRE_TROW(r, h, BASE, ADD)                \
   "vpbroadcastd " BASE ", %%ymm12\n\t"             \
   "vpbroadcastd 4" BASE ", %%ymm13\n\t"            \
   "vpmaddubsw %%ymm12, %%ymm10, %%ymm12\n\t"       \
-  "vpmaddubsw %%ymm13, %%ymm11, %%ymm13\n\t"       \
-  "vpaddw %%ymm13, %%ymm12, %%ymm12\n\t"           \
+  "vpmaddubsw %%ymm13, %%ymm11, %%ymm13\n\t" ADD(r, h)
+#define QUIRE_TSET(r, h) "vpaddw %%ymm13, %%ymm12, %[s" #r #h "]\n\t"
+#define QUIRE_TADD(r, h)                         \
+  "vpaddw %%ymm13, %%ymm12, %%ymm12\n\t"         \
   "vpaddw %%ymm12, %[s" #r #h "], %[s" #r #h "]\n\t"
-#define QUIRE_THALF(h, offset, ROWS)               \
+#define QUIRE_THALF(h, offset, ROWS, ADD)          \
   "vmovdqu " #offset "(%[w]), %%ymm10\n\t"         \
   "vpsrlw $4, %%ymm10, %%ymm11\n\t"                \
   "vpand %%ymm10, %[nib], %%ymm10\n\t"             \
-  "vpand %%ymm11, %[nib], %%ymm11\n\t" ROWS(h)
-#define QUIRE_TROWS2(h) QUIRE_TROW(0, h, "(%[a0])") QUIRE_TROW(1, h, "(%[a0],%[lda])")
-#define QUIRE_TROWS3(h) QUIRE_TROWS2(h) QUIRE_TROW(2, h, "(%[a2])")
-#define QUIRE_TROWS4(h) QUIRE_TROWS3(h) QUIRE_TROW(3, h, "(%[a2],%[lda])")
+  "vpand %%ymm11, %[nib], %%ymm11\n\t" ROWS(h, ADD)
+#define QUIRE_TROWS2(h, ADD) \
+  QUIRE_TROW(0, h, "(%[a0])", ADD) QUIRE_TROW(1, h, "(%[a0],%[lda])", ADD)
+#define QUIRE_TROWS3(h, ADD) QUIRE_TROWS2(h, ADD) QUIRE_TROW(2, h, "(%[a2])", ADD)
+#define QUIRE_TROWS4(h, ADD) QUIRE_TROWS3(h, ADD) QUIRE_TROW(3, h, "(%[a2],%[lda])", ADD)
+#define QUIRE_TBLOCK(PREFETCH, ROWS, ADD)                                     \
+  PREFETCH QUIRE_THALF(0, 0, ROWS, ADD) QUIRE_THALF(1, 32, ROWS, ADD)         \
+  "add $256, %[w]\n\t"                                                        \
+  "add $8, %[a0]\n\t"                                                         \
+  "add $8, %[a2]\n\t"
 #define QUIRE_TWIDEN(r, h)                                   \
   "vpmaddwd %[s" #r #h "], %%ymm13, %%ymm12\n\t"             \
   "vpaddd " #r "*64+" #h "*32(%[s32]), %%ymm12, %%ymm12\n\t"   \
-  "vmovdqa %%ymm12, " #r "*64+" #h "*32(%[s32])\n\t"         \
-  "vpxor %[s" #r #h "], %[s" #r #h "], %[s" #r #h "]\n\t"
+  "vmovdqa %%ymm12, " #r "*64+" #h "*32(%[s32])\n\t"
 #define QUIRE_TWIDENS2 QUIRE_TWIDEN(0, 0) QUIRE_TWIDEN(0, 1) QUIRE_TWIDEN(1, 0) QUIRE_TWIDEN(1, 1)
 #define QUIRE_TWIDENS3 QUIRE_TWIDENS2 QUIRE_TWIDEN(2, 0) QUIRE_TWIDEN(2, 1)
 #define QUIRE_TWIDENS4 QUIRE_TWIDENS3 QUIRE_TWIDEN(3, 0) QUIRE_TWIDEN(3, 1)
@@ -69,14 +77,13 @@ inline __m256i lane_mask(int n) {
   const int8_t* a2 = MR >= 3 ? a0 + 2 * lda : a0;                                     \
   asm volatile(                                                                       \
       "2:\n\t"                                                                        \
-      "mov %[blocks], %%rcx\n\t"                                                      \
-      "1:\n\t" PREFETCH                                                               \
-      QUIRE_THALF(0, 0, ROWS) QUIRE_THALF(1, 32, ROWS)                                \
-      "add $256, %[w]\n\t"                                                            \
-      "add $8, %[a0]\n\t"                                                             \
-      "add $8, %[a2]\n\t"                                                             \
+      "mov %[blocks], %%rcx\n\t" QUIRE_TBLOCK(PREFETCH, ROWS, QUIRE_TSET)             \
+      "dec %%rcx\n\t"                                                                 \
+      "jz 3f\n\t"                                                                     \
+      "1:\n\t" QUIRE_TBLOCK(PREFETCH, ROWS, QUIRE_TADD)                               \
       "dec %%rcx\n\t"                                                                 \
       "jnz 1b\n\t"                                                                    \
+      "3:\n\t"                                                                        \
       "vpcmpeqw %%ymm13, %%ymm13, %%ymm13\n\t"                                        \
       "vpsrlw $15, %%ymm13, %%ymm13\n\t" WIDENS                                       \
       "dec %[runs]\n\t"                                                               \
@@ -117,7 +124,10 @@ void tile_runs(int32_t* s32, const uint8_t* w, const int8_t* a0, int64_t lda, in
 #undef QUIRE_TROWS4
 #undef QUIRE_TROWS3
 #undef QUIRE_TROWS2
+#undef QUIRE_TBLOCK
 #undef QUIRE_THALF
+#undef QUIRE_TADD
+#undef QUIRE_TSET
 #undef QUIRE_TROW
 
 template <int MR, Int4ScaleType ST, bool kMin>
@@ -204,7 +214,8 @@ inline void store_row(const Int4KernelArgs& p, const __m256 (&f)[8]) {
 // (x_c & 15) . A[0..3] + (x_c >> 4 & 15) . A[4..7] for the eight 32-byte chunks x_c of
 // each block (vpmaddubsw, int16 lanes; each block adds at most 2 x 2 x 15 x 128 = 7680
 // to a lane, so four blocks, 30720, stay below 32767: exact); at the run's end the
-// int16 sums are widened into s32 (vpmaddwd against ones) and cleared.
+// int16 sums are widened into s32 (vpmaddwd against ones); the first block of a run sets
+// them (one vpaddw and the clearing fewer per chunk and run).
 //
 // All of it is one assembly loop: the int16 sums stay in registers and the int32 ones
 // in s32. With the widening in C++ between calls of a 4-block loop, the int16 sums went
@@ -215,20 +226,24 @@ inline void store_row(const Int4KernelArgs& p, const __m256 (&f)[8]) {
 // kept half of the accumulators on the stack.
 // ymm8 / ymm9: A's broadcasts, ymm10: the chunk, ymm11 / ymm12: low / high nibbles,
 // ymm13: int16 ones.
-#define QUIRE_CHUNK(c, offset)                     \
+#define QUIRE_CHUNK_PAIRS(offset)                  \
   "vmovdqa " #offset "(%[w]), %%ymm10\n\t"         \
   "vpsrlw $4, %%ymm10, %%ymm12\n\t"                \
   "vpand %%ymm10, %[nib], %%ymm11\n\t"             \
   "vpand %%ymm12, %[nib], %%ymm12\n\t"             \
   "vpmaddubsw %%ymm8, %%ymm11, %%ymm11\n\t"        \
-  "vpmaddubsw %%ymm9, %%ymm12, %%ymm12\n\t"        \
-  "vpaddw %%ymm12, %%ymm11, %%ymm11\n\t"           \
+  "vpmaddubsw %%ymm9, %%ymm12, %%ymm12\n\t"
+// The first block of a run sets the int16 sums, the others add to them.
+#define QUIRE_CHUNK_FIRST(c, offset) \
+  QUIRE_CHUNK_PAIRS(offset) "vpaddw %%ymm12, %%ymm11, %[s" #c "]\n\t"
+#define QUIRE_CHUNK(c, offset)                 \
+  QUIRE_CHUNK_PAIRS(offset)                    \
+  "vpaddw %%ymm12, %%ymm11, %%ymm11\n\t"       \
   "vpaddw %%ymm11, %[s" #c "], %[s" #c "]\n\t"
 #define QUIRE_WIDEN(c)                                 \
   "vpmaddwd %[s" #c "], %%ymm13, %%ymm10\n\t"          \
   "vpaddd " #c "*32(%[s32]), %%ymm10, %%ymm10\n\t"     \
-  "vmovdqa %%ymm10, " #c "*32(%[s32])\n\t"             \
-  "vpxor %[s" #c "], %[s" #c "], %[s" #c "]\n\t"
+  "vmovdqa %%ymm10, " #c "*32(%[s32])\n\t"
 // The block loop, with or without a prefetch of the block `pf` bytes ahead.
 #define QUIRE_ROW_RUNS(PREFETCH)                                                      \
   __m256i s[8];                                                                       \
@@ -238,7 +253,16 @@ inline void store_row(const Int4KernelArgs& p, const __m256 (&f)[8]) {
       "vpcmpeqw %%ymm13, %%ymm13, %%ymm13\n\t"                                        \
       "vpsrlw $15, %%ymm13, %%ymm13\n\t"                                              \
       "2:\n\t"                                                                        \
-      "mov %[blocks], %%rcx\n\t"                                                      \
+      "mov %[blocks], %%rcx\n\t" PREFETCH                                             \
+      "vpbroadcastd (%[a]), %%ymm8\n\t"                                               \
+      "vpbroadcastd 4(%[a]), %%ymm9\n\t"                                              \
+      QUIRE_CHUNK_FIRST(0, 0) QUIRE_CHUNK_FIRST(1, 32) QUIRE_CHUNK_FIRST(2, 64)       \
+      QUIRE_CHUNK_FIRST(3, 96) QUIRE_CHUNK_FIRST(4, 128) QUIRE_CHUNK_FIRST(5, 160)    \
+      QUIRE_CHUNK_FIRST(6, 192) QUIRE_CHUNK_FIRST(7, 224)                             \
+      "add $256, %[w]\n\t"                                                            \
+      "add $8, %[a]\n\t"                                                              \
+      "dec %%rcx\n\t"                                                                 \
+      "jz 3f\n\t"                                                                     \
       "1:\n\t" PREFETCH                                                               \
       "vpbroadcastd (%[a]), %%ymm8\n\t"                                               \
       "vpbroadcastd 4(%[a]), %%ymm9\n\t"                                              \
@@ -248,6 +272,7 @@ inline void store_row(const Int4KernelArgs& p, const __m256 (&f)[8]) {
       "add $8, %[a]\n\t"                                                              \
       "dec %%rcx\n\t"                                                                 \
       "jnz 1b\n\t"                                                                    \
+      "3:\n\t"                                                                        \
       QUIRE_WIDEN(0) QUIRE_WIDEN(1) QUIRE_WIDEN(2) QUIRE_WIDEN(3)                     \
       QUIRE_WIDEN(4) QUIRE_WIDEN(5) QUIRE_WIDEN(6) QUIRE_WIDEN(7)                     \
       "dec %[runs]\n\t"                                                               \
@@ -274,6 +299,8 @@ void row_runs_prefetch(int32_t* s32, const uint8_t* w, const int8_t* a, int64_t 
 #undef QUIRE_ROW_RUNS
 #undef QUIRE_WIDEN
 #undef QUIRE_CHUNK
+#undef QUIRE_CHUNK_FIRST
+#undef QUIRE_CHUNK_PAIRS
 
 template <Int4ScaleType ST, bool kMin>
 void kernel_row(const Int4KernelArgs& p) {
