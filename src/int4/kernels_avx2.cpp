@@ -3,9 +3,9 @@
 // A in [-128, 127] gives pair sums of at most 3840 in magnitude and the two K steps of a
 // block at most 7680 together, inside int16; vpmaddwd against ones widens them exactly.
 //
-// 16 ymm registers hold rows x 2 accumulators for one 16-column chunk of the panel (two
-// 8-column halves), so the kernel runs the panel's four chunks one after another, each
-// over the whole group range; the float accumulators of a chunk live in a stack tile.
+// 16 ymm registers hold rows x 2 int16 sums for one 16-column chunk of the panel (two
+// 8-column halves), so the tile kernel runs the panel's four chunks one after another,
+// each over the whole group range; the int32 and float sums of a chunk live in stack tiles.
 #include "common/intrinsics.h"
 #include "int4/int4_kernels.h"
 
@@ -24,60 +24,146 @@ inline __m256 load_scales(const void* base, int64_t i) {
   }
 }
 
-inline __m256i broadcast4(const int8_t* p) {
-  int32_t v;
-  __builtin_memcpy(&v, p, 4);
-  return _mm256_set1_epi32(v);
-}
-
 // Lanes [0, n) set, for maskload / maskstore of the last columns.
 inline __m256i lane_mask(int n) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
+// The tile kernel's block loop, for 2-4 rows and one 16-column chunk (two 8-column
+// halves h, 32 bytes of each 256-byte block): tile_runs adds to s32 (rows x 2 x 8 int32,
+// 32-byte aligned) `runs` runs of `blocks` (1..4) blocks from w on, A's rows at a0,
+// a0 + lda, a2 = a0 + 2 lda, a2 + lda: within a run s16[r][h] += (x_h & 15) . A_r[0..3]
+// + (x_h >> 4 & 15) . A_r[4..7] in int16 lanes (<= 7680 a block, 30720 a run: exact),
+// widened into s32 at the run's end (the run's first block sets s16). Against a vpmaddwd and a vpaddd per block, row and
+// half, a block of 4 rows costs 38 vector instructions instead of 54 (16 vpmaddubsw
+// instead of 24). Assembly for the reason of the one-row loop below: from intrinsics
+// GCC 12 kept 7 of the 8 int16 sums on the stack (a load and a store per block each).
+// ymm10: the half's low nibbles, ymm11: its high nibbles, ymm12 / ymm13: A's broadcasts.
+// The first block of a run sets the int16 sums (ADD = SET), the others add to them.
+#define QUIRE_TROW(r, h, BASE, ADD)                \
+  "vpbroadcastd " BASE ", %%ymm12\n\t"             \
+  "vpbroadcastd 4" BASE ", %%ymm13\n\t"            \
+  "vpmaddubsw %%ymm12, %%ymm10, %%ymm12\n\t"       \
+  "vpmaddubsw %%ymm13, %%ymm11, %%ymm13\n\t" ADD(r, h)
+#define QUIRE_TSET(r, h) "vpaddw %%ymm13, %%ymm12, %[s" #r #h "]\n\t"
+#define QUIRE_TADD(r, h)                         \
+  "vpaddw %%ymm13, %%ymm12, %%ymm12\n\t"         \
+  "vpaddw %%ymm12, %[s" #r #h "], %[s" #r #h "]\n\t"
+#define QUIRE_THALF(h, offset, ROWS, ADD)          \
+  "vmovdqu " #offset "(%[w]), %%ymm10\n\t"         \
+  "vpsrlw $4, %%ymm10, %%ymm11\n\t"                \
+  "vpand %%ymm10, %[nib], %%ymm10\n\t"             \
+  "vpand %%ymm11, %[nib], %%ymm11\n\t" ROWS(h, ADD)
+#define QUIRE_TROWS2(h, ADD) \
+  QUIRE_TROW(0, h, "(%[a0])", ADD) QUIRE_TROW(1, h, "(%[a0],%[lda])", ADD)
+#define QUIRE_TROWS3(h, ADD) QUIRE_TROWS2(h, ADD) QUIRE_TROW(2, h, "(%[a2])", ADD)
+#define QUIRE_TROWS4(h, ADD) QUIRE_TROWS3(h, ADD) QUIRE_TROW(3, h, "(%[a2],%[lda])", ADD)
+#define QUIRE_TBLOCK(PREFETCH, ROWS, ADD)                                     \
+  PREFETCH QUIRE_THALF(0, 0, ROWS, ADD) QUIRE_THALF(1, 32, ROWS, ADD)         \
+  "add $256, %[w]\n\t"                                                        \
+  "add $8, %[a0]\n\t"                                                         \
+  "add $8, %[a2]\n\t"
+#define QUIRE_TWIDEN(r, h)                                   \
+  "vpmaddwd %[s" #r #h "], %%ymm13, %%ymm12\n\t"             \
+  "vpaddd " #r "*64+" #h "*32(%[s32]), %%ymm12, %%ymm12\n\t"   \
+  "vmovdqa %%ymm12, " #r "*64+" #h "*32(%[s32])\n\t"
+#define QUIRE_TWIDENS2 QUIRE_TWIDEN(0, 0) QUIRE_TWIDEN(0, 1) QUIRE_TWIDEN(1, 0) QUIRE_TWIDEN(1, 1)
+#define QUIRE_TWIDENS3 QUIRE_TWIDENS2 QUIRE_TWIDEN(2, 0) QUIRE_TWIDEN(2, 1)
+#define QUIRE_TWIDENS4 QUIRE_TWIDENS3 QUIRE_TWIDEN(3, 0) QUIRE_TWIDEN(3, 1)
+#define QUIRE_TILE_RUNS(PREFETCH, ROWS, WIDENS)                                       \
+  __m256i s[4][2];                                                                    \
+  for (auto& row : s) row[0] = row[1] = _mm256_setzero_si256();                       \
+  const __m256i nibble = _mm256_set1_epi8(0x0F);                                      \
+  const int8_t* a2 = MR >= 3 ? a0 + 2 * lda : a0;                                     \
+  asm volatile(                                                                       \
+      "2:\n\t"                                                                        \
+      "mov %[blocks], %%rcx\n\t" QUIRE_TBLOCK(PREFETCH, ROWS, QUIRE_TSET)             \
+      "dec %%rcx\n\t"                                                                 \
+      "jz 3f\n\t"                                                                     \
+      "1:\n\t" QUIRE_TBLOCK(PREFETCH, ROWS, QUIRE_TADD)                               \
+      "dec %%rcx\n\t"                                                                 \
+      "jnz 1b\n\t"                                                                    \
+      "3:\n\t"                                                                        \
+      "vpcmpeqw %%ymm13, %%ymm13, %%ymm13\n\t"                                        \
+      "vpsrlw $15, %%ymm13, %%ymm13\n\t" WIDENS                                       \
+      "dec %[runs]\n\t"                                                               \
+      "jnz 2b"                                                                        \
+      : [s00] "+x"(s[0][0]), [s01] "+x"(s[0][1]), [s10] "+x"(s[1][0]),                \
+        [s11] "+x"(s[1][1]), [s20] "+x"(s[2][0]), [s21] "+x"(s[2][1]),                \
+        [s30] "+x"(s[3][0]), [s31] "+x"(s[3][1]), [w] "+r"(w), [a0] "+r"(a0),         \
+        [a2] "+r"(a2), [runs] "+r"(runs)                                              \
+      : [nib] "x"(nibble), [s32] "r"(s32), [blocks] "r"(blocks), [lda] "r"(lda),     \
+        [pf] "r"(pf)                                                                  \
+      : "xmm10", "xmm11", "xmm12", "xmm13", "rcx", "cc", "memory")
+#define QUIRE_TILE_PREFETCH             \
+  "prefetcht0 (%[w], %[pf])\n\t"        \
+  "prefetcht0 64(%[w], %[pf])\n\t"      \
+  "prefetcht0 128(%[w], %[pf])\n\t"     \
+  "prefetcht0 192(%[w], %[pf])\n\t"
+
+template <int MR>
+void tile_runs(int32_t* s32, const uint8_t* w, const int8_t* a0, int64_t lda, int64_t runs,
+               int64_t blocks, int64_t pf) {
+  static_assert(MR >= 2 && MR <= 4);
+  if (pf != 0) {
+    if constexpr (MR == 2) { QUIRE_TILE_RUNS(QUIRE_TILE_PREFETCH, QUIRE_TROWS2, QUIRE_TWIDENS2); }
+    if constexpr (MR == 3) { QUIRE_TILE_RUNS(QUIRE_TILE_PREFETCH, QUIRE_TROWS3, QUIRE_TWIDENS3); }
+    if constexpr (MR == 4) { QUIRE_TILE_RUNS(QUIRE_TILE_PREFETCH, QUIRE_TROWS4, QUIRE_TWIDENS4); }
+  } else {
+    if constexpr (MR == 2) { QUIRE_TILE_RUNS("", QUIRE_TROWS2, QUIRE_TWIDENS2); }
+    if constexpr (MR == 3) { QUIRE_TILE_RUNS("", QUIRE_TROWS3, QUIRE_TWIDENS3); }
+    if constexpr (MR == 4) { QUIRE_TILE_RUNS("", QUIRE_TROWS4, QUIRE_TWIDENS4); }
+  }
+}
+#undef QUIRE_TILE_PREFETCH
+#undef QUIRE_TILE_RUNS
+#undef QUIRE_TWIDENS4
+#undef QUIRE_TWIDENS3
+#undef QUIRE_TWIDENS2
+#undef QUIRE_TWIDEN
+#undef QUIRE_TROWS4
+#undef QUIRE_TROWS3
+#undef QUIRE_TROWS2
+#undef QUIRE_TBLOCK
+#undef QUIRE_THALF
+#undef QUIRE_TADD
+#undef QUIRE_TSET
+#undef QUIRE_TROW
+
 template <int MR, Int4ScaleType ST, bool kMin>
 void kernel(const Int4KernelArgs& p) {
-  const __m256i nibble = _mm256_set1_epi8(0x0F);
-  const __m256i ones = _mm256_set1_epi16(1);
+  constexpr int64_t kInt16Blocks = 4;
   for (int v = 0; v < 4; ++v) {
     if (p.final_output && 16 * v >= p.cols) break;
     alignas(32) float acc[MR][16] = {};
     const uint8_t* w = p.codes + 64 * v;
     const int8_t* a = p.a;
+    const int64_t pf = v == 0 ? p.prefetch : 0;  // the first chunk's pass brings in whole blocks
     for (int g = 0; g < p.groups; ++g) {
-      const int k8 = g + 1 == p.groups ? p.last_k8 : p.group_k8;
-      __m256i s[MR][2];
-      for (int r = 0; r < MR; ++r) s[r][0] = s[r][1] = _mm256_setzero_si256();
-      for (int t = 0; t < k8; ++t, w += Int4Layout::kBlockBytes, a += 8) {
-        if (p.prefetch != 0 && v == 0) {  // the first chunk's pass brings in whole blocks
-          for (int l = 0; l < 4; ++l)
-            _mm_prefetch(reinterpret_cast<const char*>(w + p.prefetch + 64 * l), _MM_HINT_T0);
-        }
-        for (int h = 0; h < 2; ++h) {
-          const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32 * h));
-          const __m256i lo = _mm256_and_si256(x, nibble);
-          const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), nibble);
-#pragma GCC unroll 4
-          for (int r = 0; r < MR; ++r) {
-            const int8_t* ar = a + r * p.lda;
-            const __m256i pairs = _mm256_add_epi16(_mm256_maddubs_epi16(lo, broadcast4(ar)),
-                                                   _mm256_maddubs_epi16(hi, broadcast4(ar + 4)));
-            s[r][h] = _mm256_add_epi32(s[r][h], _mm256_madd_epi16(pairs, ones));
-          }
-        }
-      }
+      const int64_t k8 = g + 1 == p.groups ? p.last_k8 : p.group_k8;
+      alignas(32) int32_t s32[MR][2][8];
+      for (auto& row : s32)
+        for (auto& half : row) _mm256_store_si256(reinterpret_cast<__m256i*>(half), _mm256_setzero_si256());
+      const int64_t full = k8 / kInt16Blocks, rest = k8 % kInt16Blocks;
+      if (full > 0) tile_runs<MR>(&s32[0][0][0], w, a, p.lda, full, kInt16Blocks, pf);
+      w += full * kInt16Blocks * Int4Layout::kBlockBytes;
+      a += full * kInt16Blocks * Int4Layout::kBlockK;
+      if (rest > 0) tile_runs<MR>(&s32[0][0][0], w, a, p.lda, 1, rest, pf);
+      w += rest * Int4Layout::kBlockBytes;
+      a += rest * Int4Layout::kBlockK;
       const int64_t gi = int64_t{g} * Int4Layout::kPanel + 16 * v;
       for (int h = 0; h < 2; ++h) {
         const __m256 sv = load_scales<ST>(p.scales, gi + 8 * h);
         const __m256 mv = kMin ? _mm256_loadu_ps(p.mins + gi + 8 * h) : _mm256_setzero_ps();
         for (int r = 0; r < MR; ++r) {
           const int32_t R = p.rsum[r * p.ld_rsum + g];
+          const __m256i sr = _mm256_load_si256(reinterpret_cast<const __m256i*>(s32[r][h]));
           __m256 f = _mm256_load_ps(acc[r] + 8 * h);
           if constexpr (kMin) {
-            f = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s[r][h]), sv, f);
+            f = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sr), sv, f);
             f = _mm256_fmadd_ps(mv, _mm256_set1_ps(static_cast<float>(R)), f);
           } else {
-            const __m256i P = _mm256_sub_epi32(s[r][h], _mm256_set1_epi32(R * 8));
+            const __m256i P = _mm256_sub_epi32(sr, _mm256_set1_epi32(R * 8));
             f = _mm256_fmadd_ps(_mm256_cvtepi32_ps(P), sv, f);
           }
           _mm256_store_ps(acc[r] + 8 * h, f);
@@ -128,7 +214,8 @@ inline void store_row(const Int4KernelArgs& p, const __m256 (&f)[8]) {
 // (x_c & 15) . A[0..3] + (x_c >> 4 & 15) . A[4..7] for the eight 32-byte chunks x_c of
 // each block (vpmaddubsw, int16 lanes; each block adds at most 2 x 2 x 15 x 128 = 7680
 // to a lane, so four blocks, 30720, stay below 32767: exact); at the run's end the
-// int16 sums are widened into s32 (vpmaddwd against ones) and cleared.
+// int16 sums are widened into s32 (vpmaddwd against ones); the first block of a run sets
+// them (one vpaddw and the clearing fewer per chunk and run).
 //
 // All of it is one assembly loop: the int16 sums stay in registers and the int32 ones
 // in s32. With the widening in C++ between calls of a 4-block loop, the int16 sums went
@@ -139,20 +226,24 @@ inline void store_row(const Int4KernelArgs& p, const __m256 (&f)[8]) {
 // kept half of the accumulators on the stack.
 // ymm8 / ymm9: A's broadcasts, ymm10: the chunk, ymm11 / ymm12: low / high nibbles,
 // ymm13: int16 ones.
-#define QUIRE_CHUNK(c, offset)                     \
+#define QUIRE_CHUNK_PAIRS(offset)                  \
   "vmovdqa " #offset "(%[w]), %%ymm10\n\t"         \
   "vpsrlw $4, %%ymm10, %%ymm12\n\t"                \
   "vpand %%ymm10, %[nib], %%ymm11\n\t"             \
   "vpand %%ymm12, %[nib], %%ymm12\n\t"             \
   "vpmaddubsw %%ymm8, %%ymm11, %%ymm11\n\t"        \
-  "vpmaddubsw %%ymm9, %%ymm12, %%ymm12\n\t"        \
-  "vpaddw %%ymm12, %%ymm11, %%ymm11\n\t"           \
+  "vpmaddubsw %%ymm9, %%ymm12, %%ymm12\n\t"
+// The first block of a run sets the int16 sums, the others add to them.
+#define QUIRE_CHUNK_FIRST(c, offset) \
+  QUIRE_CHUNK_PAIRS(offset) "vpaddw %%ymm12, %%ymm11, %[s" #c "]\n\t"
+#define QUIRE_CHUNK(c, offset)                 \
+  QUIRE_CHUNK_PAIRS(offset)                    \
+  "vpaddw %%ymm12, %%ymm11, %%ymm11\n\t"       \
   "vpaddw %%ymm11, %[s" #c "], %[s" #c "]\n\t"
 #define QUIRE_WIDEN(c)                                 \
   "vpmaddwd %[s" #c "], %%ymm13, %%ymm10\n\t"          \
   "vpaddd " #c "*32(%[s32]), %%ymm10, %%ymm10\n\t"     \
-  "vmovdqa %%ymm10, " #c "*32(%[s32])\n\t"             \
-  "vpxor %[s" #c "], %[s" #c "], %[s" #c "]\n\t"
+  "vmovdqa %%ymm10, " #c "*32(%[s32])\n\t"
 // The block loop, with or without a prefetch of the block `pf` bytes ahead.
 #define QUIRE_ROW_RUNS(PREFETCH)                                                      \
   __m256i s[8];                                                                       \
@@ -162,7 +253,16 @@ inline void store_row(const Int4KernelArgs& p, const __m256 (&f)[8]) {
       "vpcmpeqw %%ymm13, %%ymm13, %%ymm13\n\t"                                        \
       "vpsrlw $15, %%ymm13, %%ymm13\n\t"                                              \
       "2:\n\t"                                                                        \
-      "mov %[blocks], %%rcx\n\t"                                                      \
+      "mov %[blocks], %%rcx\n\t" PREFETCH                                             \
+      "vpbroadcastd (%[a]), %%ymm8\n\t"                                               \
+      "vpbroadcastd 4(%[a]), %%ymm9\n\t"                                              \
+      QUIRE_CHUNK_FIRST(0, 0) QUIRE_CHUNK_FIRST(1, 32) QUIRE_CHUNK_FIRST(2, 64)       \
+      QUIRE_CHUNK_FIRST(3, 96) QUIRE_CHUNK_FIRST(4, 128) QUIRE_CHUNK_FIRST(5, 160)    \
+      QUIRE_CHUNK_FIRST(6, 192) QUIRE_CHUNK_FIRST(7, 224)                             \
+      "add $256, %[w]\n\t"                                                            \
+      "add $8, %[a]\n\t"                                                              \
+      "dec %%rcx\n\t"                                                                 \
+      "jz 3f\n\t"                                                                     \
       "1:\n\t" PREFETCH                                                               \
       "vpbroadcastd (%[a]), %%ymm8\n\t"                                               \
       "vpbroadcastd 4(%[a]), %%ymm9\n\t"                                              \
@@ -172,6 +272,7 @@ inline void store_row(const Int4KernelArgs& p, const __m256 (&f)[8]) {
       "add $8, %[a]\n\t"                                                              \
       "dec %%rcx\n\t"                                                                 \
       "jnz 1b\n\t"                                                                    \
+      "3:\n\t"                                                                        \
       QUIRE_WIDEN(0) QUIRE_WIDEN(1) QUIRE_WIDEN(2) QUIRE_WIDEN(3)                     \
       QUIRE_WIDEN(4) QUIRE_WIDEN(5) QUIRE_WIDEN(6) QUIRE_WIDEN(7)                     \
       "dec %[runs]\n\t"                                                               \
@@ -198,6 +299,8 @@ void row_runs_prefetch(int32_t* s32, const uint8_t* w, const int8_t* a, int64_t 
 #undef QUIRE_ROW_RUNS
 #undef QUIRE_WIDEN
 #undef QUIRE_CHUNK
+#undef QUIRE_CHUNK_FIRST
+#undef QUIRE_CHUNK_PAIRS
 
 template <Int4ScaleType ST, bool kMin>
 void kernel_row(const Int4KernelArgs& p) {
