@@ -91,11 +91,6 @@ void run_checked_bags(const BagPlan& p, int64_t output_size, int64_t index_size,
   const auto& fns = k.bag[static_cast<int>(p.format)][it];
   const BagFn full_fn = fns[0][kMaxChunkVectors - 1];
   const BagFn rest_fn = rest ? fns[safe ? 1 : 0][rest_vectors - 1] : nullptr;
-  // Rows of one short chunk: bags two at a time (their accumulator chains overlap).
-  const BagFn pair_fn = !p.skip_minus_one && full_chunks == 0 && rest_vectors >= 1 &&
-                                rest_vectors <= kMaxPairVectors
-                            ? k.pair[static_cast<int>(p.format)][it][safe ? 1 : 0][rest_vectors - 1]
-                            : nullptr;
 
   BagJob j{};
   j.table = table;
@@ -115,6 +110,14 @@ void run_checked_bags(const BagPlan& p, int64_t output_size, int64_t index_size,
   j.fp8_scale = p.fp8_scale;
   const bool quant = p.format == RowFormat::kU8 || p.format == RowFormat::kU8Half ||
                      p.format == RowFormat::kU4 || p.format == RowFormat::kU2;
+  // Quantized rows of one short chunk: bags two at a time (their accumulator chains
+  // overlap). Float rows keep their two rows of one bag at a time, which measured 13-19%
+  // faster than pairs of bags at 32 columns (bench, AVX2, 2,000 rows).
+  const BagFn pair_fn =
+      quant && !p.skip_minus_one && full_chunks == 0 && rest_vectors >= 1 &&
+              rest_vectors <= kMaxPairVectors
+          ? k.pair[static_cast<int>(p.format)][it][safe ? 1 : 0][rest_vectors - 1]
+          : nullptr;
   auto set_chunk = [&](int64_t col0, int64_t cols) {
     j.col0 = col0;
     j.tail = static_cast<int>(cols - (cols - 1) / k.lanes * k.lanes);

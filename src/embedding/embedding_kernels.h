@@ -72,8 +72,8 @@ using MaxIndexFn = int64_t (*)(const void* idx, int64_t n, int64_t data_size, in
 // A chunk whose last vector is partial reads that vector whole (past the row's end)
 // unless safe, which copies the row's last bytes out first: for calls that touch the
 // table's last rows, where the whole vector could end past the table.
-// pair: the same for rows of one chunk of up to kMaxPairVectors vectors, two bags at once
-// (BagJob::begin2), no pruned rows: two accumulator chains in flight where one chunk
+// pair (quantized formats; null for the others): the same for rows of one chunk of up to
+// kMaxPairVectors vectors, two bags at once (BagJob::begin2), no pruned rows: two accumulator chains in flight where one chunk
 // is too short to hide its chain's latency (embedding_simd.h, bag_pair_rows).
 inline constexpr int kMaxChunkVectors = 8;
 inline constexpr int kMaxPairVectors = 4;

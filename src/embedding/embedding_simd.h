@@ -395,12 +395,14 @@ constexpr EmbeddingKernels make_embedding_kernels() {
     fill_row<Ops, R, int32_t, true>(f[0][1], Seq{});
     fill_row<Ops, R, int64_t, false>(f[1][0], Seq{});
     fill_row<Ops, R, int64_t, true>(f[1][1], Seq{});
-    auto& g = k.pair[static_cast<int>(R)];
-    using PairSeq = std::make_integer_sequence<int, kMaxPairVectors>;
-    fill_pair<Ops, R, int32_t, false>(g[0][0], PairSeq{});
-    fill_pair<Ops, R, int32_t, true>(g[0][1], PairSeq{});
-    fill_pair<Ops, R, int64_t, false>(g[1][0], PairSeq{});
-    fill_pair<Ops, R, int64_t, true>(g[1][1], PairSeq{});
+    if constexpr (quantized(R)) {
+      auto& g = k.pair[static_cast<int>(R)];
+      using PairSeq = std::make_integer_sequence<int, kMaxPairVectors>;
+      fill_pair<Ops, R, int32_t, false>(g[0][0], PairSeq{});
+      fill_pair<Ops, R, int32_t, true>(g[0][1], PairSeq{});
+      fill_pair<Ops, R, int64_t, false>(g[1][0], PairSeq{});
+      fill_pair<Ops, R, int64_t, true>(g[1][1], PairSeq{});
+    }
   };
   fill.template operator()<RowFormat::kF32>();
   fill.template operator()<RowFormat::kF16>();
