@@ -1,7 +1,8 @@
 // The embedding-bag row loop over long bags, as engines call it through the compat header:
 // rows taken two at a time while the row `prefetch` indices ahead exists, one at a time
 // after (the call's last `prefetch` indices) and where -1 rows are pruned, the prefetches
-// unrolled for short chunks. Block sizes at and around each vector and chunk width (1..129;
+// unrolled for short chunks; quantized rows of one chunk of up to 4 vectors two bags at a
+// time. Block sizes at and around each vector and chunk width (1..129;
 // 193 and 255: a full chunk, then a rest of 4+ vectors, a partial one last),
 // every row format, weights (per index, positional), normalize_by_lengths, empty bags,
 // int32/int64 indices, prefetch 0 / 1 / 16 / beyond the call, against the scalar reference
@@ -85,14 +86,16 @@ std::vector<int64_t> offsets_of(const std::vector<int64_t>& lengths) {
 
 constexpr int64_t kRows = 37;
 
-// Six bags of 0..40 rows (one empty, one of 1); with sb_last = false some rows are -1
-// (pruned). Half the calls take the table's last row first (then a partial last vector
+// Nine bags of 0..40 rows; quantized rows of one chunk of up to 4 vectors run two bags at a time
+// (without pruned rows), here as pairs of two long bags, an empty and a long one, a long
+// one and one of 1, 3 rows and an empty one, then a bag alone. With sb_last = false some
+// rows are -1 (pruned). Half the calls take the table's last row first (then a partial last vector
 // is read from a copy), half never touch it (read whole).
 template <class Index>
 void random_bags(const Case& c, std::mt19937& gen, std::vector<int64_t>& lengths,
                  std::vector<Index>& idx) {
   std::uniform_int_distribution<int> len(2, 40), row(0, kRows - 2), prune(0, 6), coin(0, 1);
-  lengths = {len(gen), len(gen), 0, len(gen), 1, len(gen)};
+  lengths = {len(gen), len(gen), 0, len(gen), len(gen), 1, 3, 0, len(gen)};
   idx.clear();
   for (int64_t l : lengths)
     for (int64_t i = 0; i < l; ++i)

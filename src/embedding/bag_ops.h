@@ -31,22 +31,27 @@ struct BagOps {
   static constexpr bool kBiasOnFma = true;
 
   // A quantized row's scale and bias at p (two floats for kU8 rows, else two fp16) times
-  // the row's weight w, broadcast: w * scale and w * bias, rounded once each. Float ones
-  // by two scalar multiplies from memory; fp16 ones by one conversion and one multiply for
-  // both and a shuffle for each broadcast (a row's setup is beside only a few vectors'
-  // work: on 4-bit rows this took the bench 7-15% further, on 8-bit rows it cost 4-9%).
-  template <RowFormat R>
+  // the row's weight w, broadcast: w * scale and w * bias, rounded once each; unweighted
+  // (kWeighted false), the product by 1 is skipped: it is exact (a signaling NaN is
+  // quieted by the row's add instead). Float ones broadcast from memory unweighted (a
+  // load, no shuffle: bench, 8-bit rows, dims 128-1024, +4-7%), weighted by two scalar
+  // multiplies from memory and two broadcasts (vector multiplies of the broadcasts were
+  // 1-5% slower); fp16 ones by one conversion and one multiply for both and a shuffle
+  // for each broadcast (on 4-bit rows this took the bench 7-15% further than two of
+  // everything).
+  template <RowFormat R, bool kWeighted>
   static void scale_bias(const uint8_t* p, float w, F& s, F& b) {
     if constexpr (R == RowFormat::kU8) {
       float sb[2];
       std::memcpy(sb, p, sizeof sb);
-      s = V::set1f(w * sb[0]);
-      b = V::set1f(w * sb[1]);
+      s = V::set1f(kWeighted ? w * sb[0] : sb[0]);
+      b = V::set1f(kWeighted ? w * sb[1] : sb[1]);
     } else {
       int32_t h;
       std::memcpy(&h, p, sizeof h);
-      const __m128 sb = _mm_cvtph_ps(_mm_cvtsi32_si128(h));  // exact, as cpu_half2float
-      X::broadcast2(_mm_mul_ps(sb, _mm_set1_ps(w)), s, b);
+      __m128 sb = _mm_cvtph_ps(_mm_cvtsi32_si128(h));  // exact, as cpu_half2float
+      if constexpr (kWeighted) sb = _mm_mul_ps(sb, _mm_set1_ps(w));
+      X::broadcast2(sb, s, b);
     }
   }
 

@@ -110,6 +110,14 @@ void run_checked_bags(const BagPlan& p, int64_t output_size, int64_t index_size,
   j.fp8_scale = p.fp8_scale;
   const bool quant = p.format == RowFormat::kU8 || p.format == RowFormat::kU8Half ||
                      p.format == RowFormat::kU4 || p.format == RowFormat::kU2;
+  // Quantized rows of one short chunk: bags two at a time (their accumulator chains
+  // overlap). Float rows keep their two rows of one bag at a time, which measured 13-19%
+  // faster than pairs of bags at 32 columns (bench, AVX2, 2,000 rows).
+  const BagFn pair_fn =
+      quant && !p.skip_minus_one && full_chunks == 0 && rest_vectors >= 1 &&
+              rest_vectors <= kMaxPairVectors
+          ? k.pair[static_cast<int>(p.format)][it][safe ? 1 : 0][rest_vectors - 1]
+          : nullptr;
   auto set_chunk = [&](int64_t col0, int64_t cols) {
     j.col0 = col0;
     j.tail = static_cast<int>(cols - (cols - 1) / k.lanes * k.lanes);
@@ -124,21 +132,40 @@ void run_checked_bags(const BagPlan& p, int64_t output_size, int64_t index_size,
   };
 
   auto* out_bytes = static_cast<uint8_t*>(out);
+  auto bag_len = [&](int64_t m) -> int64_t {
+    if (p.no_bag) return 1;
+    return p.use_offsets ? int64_t{ol[m + 1]} - int64_t{ol[m]} : int64_t{ol[m]};
+  };
+  auto row_out = [&](int64_t m) { return out_bytes + m * p.out_stride * p.out_bytes; };
   int64_t current = 0;
-  for (int64_t m = 0; m < output_size; ++m) {
-    int64_t len = 1;
-    if (!p.no_bag) len = p.use_offsets ? int64_t{ol[m + 1]} - int64_t{ol[m]} : int64_t{ol[m]};
+  int64_t m = 0;
+  if (pair_fn) {
+    set_chunk(0, rest);
+    for (; m + 2 <= output_size; m += 2) {
+      j.begin = current;
+      j.len = bag_len(m);
+      j.out = row_out(m);
+      j.begin2 = current + j.len;
+      j.len2 = bag_len(m + 1);
+      j.out2 = row_out(m + 1);
+      j.pf_jump = j.len2 + (m + 2 < output_size ? bag_len(m + 2) : 0);
+      pair_fn(j);
+      current = j.begin2 + j.len2;
+    }
+  }
+  for (; m < output_size; ++m) {
+    const int64_t len = bag_len(m);
     j.begin = current;
     j.len = len;
-    uint8_t* row_out = out_bytes + m * p.out_stride * p.out_bytes;
+    uint8_t* bag_out = row_out(m);
     for (int64_t c = 0; c < full_chunks; ++c) {
       set_chunk(c * chunk, chunk);
-      j.out = row_out + j.col0 * p.out_bytes;
+      j.out = bag_out + j.col0 * p.out_bytes;
       full_fn(j);
     }
     if (rest_fn) {
       set_chunk(full_chunks * chunk, rest);
-      j.out = row_out + j.col0 * p.out_bytes;
+      j.out = bag_out + j.col0 * p.out_bytes;
       rest_fn(j);
     }
     current += len;

@@ -55,6 +55,11 @@ struct BagJob {
   int tail;      // per chunk: lanes of the chunk's last vector, in [1, W]
   int64_t begin, len;  // per bag: indices [begin, begin + len)
   void* out;           // per bag and chunk: the output row at col0
+  // The pair routines' second bag (EmbeddingKernels::pair): indices [begin2, begin2 +
+  // len2) (begin2 = begin + len), its output row at col0; pf_jump: the next pair's first
+  // bag's length plus len2 (where the first bag's prefetches go past its end).
+  int64_t begin2, len2, pf_jump;
+  void* out2;
 };
 
 using BagFn = void (*)(const BagJob& job);
@@ -67,10 +72,15 @@ using MaxIndexFn = int64_t (*)(const void* idx, int64_t n, int64_t data_size, in
 // A chunk whose last vector is partial reads that vector whole (past the row's end)
 // unless safe, which copies the row's last bytes out first: for calls that touch the
 // table's last rows, where the whole vector could end past the table.
+// pair (quantized formats; null for the others): the same for rows of one chunk of up to
+// kMaxPairVectors vectors, two bags at once (BagJob::begin2), no pruned rows: two accumulator chains in flight where one chunk
+// is too short to hide its chain's latency (embedding_simd.h, bag_pair_rows).
 inline constexpr int kMaxChunkVectors = 8;
+inline constexpr int kMaxPairVectors = 4;
 struct EmbeddingKernels {
   int lanes;  // floats per vector
   BagFn bag[kRowFormatCount][2][2][kMaxChunkVectors];
+  BagFn pair[kRowFormatCount][2][2][kMaxPairVectors];
   // By index type (0 int32, 1 int64): compiled per path, where the min / max reduction
   // vectorizes with the path's instructions (baseline x86-64 lacks a 32-bit min / max).
   MaxIndexFn max_index[2];

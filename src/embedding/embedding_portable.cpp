@@ -31,8 +31,9 @@ struct ScalarOps {
     return std::bit_cast<float>(std::bit_cast<uint32_t>(x) | (c & 0x80u) << 24);
   }
 
-  // A quantized row's scale and bias at p (floats for kU8 rows, else fp16) times w.
-  template <RowFormat R>
+  // A quantized row's scale and bias at p (floats for kU8 rows, else fp16) times w (not
+  // multiplied unweighted: the product by 1 is exact).
+  template <RowFormat R, bool kWeighted>
   static void scale_bias(const uint8_t* p, float w, F& s, F& b) {
     float sb[2];
     if constexpr (R == RowFormat::kU8) {
@@ -43,8 +44,8 @@ struct ScalarOps {
       sb[0] = half(h[0]);
       sb[1] = half(h[1]);
     }
-    s = w * sb[0];
-    b = w * sb[1];
+    s = kWeighted ? w * sb[0] : sb[0];
+    b = kWeighted ? w * sb[1] : sb[1];
   }
 
   template <RowFormat R>

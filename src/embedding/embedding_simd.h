@@ -63,10 +63,18 @@ typename Ops::F add_bias(typename Ops::F acc, typename Ops::F b, int v) {
   return Ops::add(acc, b);
 }
 
+// 4- / 2-bit rows: groups of 2 / 4 vectors accumulate their elements in an interleaved
+// order (bag_ops.h), put back in order once per bag (finish_bag).
+template <class Ops, RowFormat R>
+constexpr int group_of() {
+  if (!Ops::kGroups) return 1;
+  return R == RowFormat::kU4 ? 2 : R == RowFormat::kU2 ? 4 : 1;
+}
+
 // One quantized row added into the chunk's NV accumulators: acc = fma(w * scale, q,
-// acc + w * bias) per element. A function, not a lambda over acc: inlined, acc stays
-// in registers.
-template <class Ops, RowFormat R, bool kSafe, int NV>
+// acc + w * bias) per element (w = 1 unless kWeighted). A function, not a lambda over
+// acc: inlined, acc stays in registers.
+template <class Ops, RowFormat R, bool kSafe, bool kWeighted, int NV>
 __attribute__((always_inline)) inline void add_quantized_row(typename Ops::F (&acc)[NV],
                                                              const uint8_t* row,
                                                              const uint8_t* data, float w,
@@ -75,13 +83,10 @@ __attribute__((always_inline)) inline void add_quantized_row(typename Ops::F (&a
   constexpr int W = Ops::W;
   constexpr int64_t kBits = bits_per_element(R);
   // 4- / 2-bit rows: groups of 2 / 4 vectors (bag_ops.h), the rest one at a time.
-  constexpr int kGroup = !Ops::kGroups ? 1
-                         : R == RowFormat::kU4 ? 2
-                         : R == RowFormat::kU2 ? 4
-                                               : 1;
+  constexpr int kGroup = group_of<Ops, R>();
   const bool partial = j.tail < W;
   F s, b;
-  Ops::template scale_bias<R>(row + sb_off, w, s, b);
+  Ops::template scale_bias<R, kWeighted>(row + sb_off, w, s, b);
   if constexpr (kGroup > 1) {
 #pragma GCC unroll 8
     for (int v = 0; v + kGroup <= NV; v += kGroup) {
@@ -110,19 +115,100 @@ __attribute__((always_inline)) inline void add_quantized_row(typename Ops::F (&a
   }
 }
 
-template <class Ops, RowFormat R, class Index, bool kSafe, int NV>
-void bag_chunk(const BagJob& j) {
+// One row (data: its chunk's first byte) added with weight w into acc.
+template <class Ops, RowFormat R, bool kSafe, bool kWeighted, int NV>
+__attribute__((always_inline)) inline void add_row(typename Ops::F (&acc)[NV], const uint8_t* row,
+                                                   const uint8_t* data, float w,
+                                                   const BagJob& j, int64_t sb_off) {
+  if constexpr (quantized(R)) {
+    add_quantized_row<Ops, R, kSafe, kWeighted, NV>(acc, row, data, w, j, sb_off);
+  } else {
+    constexpr int W = Ops::W;
+    const typename Ops::F wv = Ops::set1(w);
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) {
+      const auto x = kSafe && v == NV - 1 && j.tail < W
+                         ? load_part<Ops, R>(data + v * W * bits_per_element(R) / 8, j.tail, j)
+                         : decode<Ops, R>(data, v * W, j);
+      acc[v] = Ops::fmadd(wv, x, acc[v]);
+    }
+  }
+}
+
+// The prefetch of the chunk's lines of a row (BagJob::pf_off, pf_len). Its index is
+// checked already (run_bags); -1 (pruned) prefetches a line before the table, which is
+// harmless: a prefetch never faults. The address is formed as an integer, since pointer
+// arithmetic outside the table would be undefined. Up to kLines lines (the chunk's bytes,
+// the scale and bias, anywhere in a line) by unrolled instructions at 64-byte steps
+// clamped to its last byte (a line prefetched twice costs less than a loop); the first
+// chunk of a long quantized row, whose scale and bias lie at the row's far end, by a loop.
+template <class Ops, RowFormat R, int NV>
+struct RowPrefetch {
+  static constexpr int64_t kLines =
+      (NV * Ops::W * bits_per_element(R) / 8 + (quantized(R) ? 8 : 0) + 62) / 64 + 1;
+  uintptr_t table;
+  int64_t stride, len, last;
+  bool few;
+  int64_t at[kLines];
+
+  explicit RowPrefetch(const BagJob& j)
+      : table(reinterpret_cast<uintptr_t>(j.table) + static_cast<uintptr_t>(j.pf_off)),
+        stride(j.stride), len(j.pf_len), last(j.pf_len - 1), few(last <= 64 * (kLines - 1)) {
+    for (int64_t l = 0; l < kLines; ++l) at[l] = std::min(l * 64, last);
+  }
+  // Inlined early: GCC deems a function that only prefetches free of effects and drops
+  // its calls (GCC 12: no prefetch instruction was left) unless inlined before that.
+  __attribute__((always_inline)) void operator()(int64_t r) const {
+    const auto* p = reinterpret_cast<const uint8_t*>(table + r * stride);
+    if (few) {
+#pragma GCC unroll 16
+      for (int64_t l = 0; l < kLines; ++l) _mm_prefetch(p + at[l], _MM_HINT_T0);
+    } else {
+      for (int64_t o = 0; o < len; o += 64) _mm_prefetch(p + o, _MM_HINT_T0);
+      _mm_prefetch(p + last, _MM_HINT_T0);
+    }
+  }
+};
+
+// A bag's sums (of len rows) to its output row at out: the 4- / 2-bit groups back in
+// element order, times 1 / len when normalizing, converted to the output format.
+template <class Ops, RowFormat R, int NV>
+__attribute__((always_inline)) inline void finish_bag(typename Ops::F (&acc)[NV],
+                                                      const BagJob& j, int64_t len, void* out) {
+  using F = typename Ops::F;
+  constexpr int W = Ops::W;
+  constexpr int kGroup = group_of<Ops, R>();
+  if constexpr (kGroup > 1) {
+#pragma GCC unroll 8
+    for (int v = 0; v + kGroup <= NV; v += kGroup) {
+      if constexpr (kGroup == 2) {
+        Ops::interleave(acc[v], acc[v + 1]);
+      } else {
+        // (a0, a2) and (a1, a3) interleaved, then those: a0 a1 a2 a3 of lane 0, of lane 1, ...
+        Ops::interleave(acc[v], acc[v + 2]);
+        Ops::interleave(acc[v + 1], acc[v + 3]);
+        Ops::interleave(acc[v], acc[v + 1]);
+        Ops::interleave(acc[v + 2], acc[v + 3]);
+      }
+    }
+  }
+  if (j.normalize && len != 0) {
+    const F s = Ops::set1(1.0f / static_cast<float>(len));
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) acc[v] = Ops::mul(acc[v], s);
+  }
+#pragma GCC unroll 8
+  for (int v = 0; v < NV; ++v)
+    Ops::store(j.out_format, out, int64_t{v} * W, acc[v], v == NV - 1 ? j.tail : W);
+}
+
+template <class Ops, RowFormat R, class Index, bool kSafe, bool kWeighted, int NV>
+void bag_rows(const BagJob& j) {
   using F = typename Ops::F;
   constexpr int W = Ops::W;
   const auto* idx = static_cast<const Index*>(j.indices);
   const bool partial = j.tail < W;
   const int64_t first_byte = j.data_off + j.col0 * bits_per_element(R) / 8;
-  // 4- / 2-bit rows: groups of 2 / 4 vectors accumulate their elements in an
-  // interleaved order (bag_ops.h), put back in order once at the end.
-  constexpr int kGroup = !Ops::kGroups ? 1
-                         : R == RowFormat::kU4 ? 2
-                         : R == RowFormat::kU2 ? 4
-                                               : 1;
   // acc[] stays in registers only if no lambda captures it (its address would escape)
   // and the loops over it are unrolled.
   F acc[NV];
@@ -133,43 +219,17 @@ void bag_chunk(const BagJob& j) {
   // read once here, not per row.
   const uint8_t* const table = j.table;
   const int64_t stride = j.stride;
-  const float* const weights = j.weights;
+  const float* const weights = kWeighted ? j.weights : nullptr;  // null: weights of 1
   const int64_t weight0 = j.positional ? j.begin : 0;
   const bool skip_minus_one = j.skip_minus_one;
   const int64_t sb_off = j.sb_off;
   const int64_t end = j.begin + j.len;
   // Rows k < pf_end prefetch the row `prefetch` indices ahead (it exists), the rest
-  // nothing. Its index is checked already (run_bags); -1 (pruned) prefetches a line
-  // before the table, which is harmless: a prefetch never faults. The address is formed
-  // as an integer, since pointer arithmetic outside the table would be undefined.
+  // nothing.
   const int64_t pf_end =
       j.prefetch > 0 ? std::clamp(j.index_size - j.prefetch, j.begin, end) : j.begin;
   const int64_t ahead = j.prefetch;
-  const uint8_t* const pf_table = table + j.pf_off;
-  const int64_t pf_len = j.pf_len, pf_last = j.pf_len - 1;
-  // A chunk's lines: up to kLines (its bytes, the scale and bias, anywhere in a line)
-  // prefetched unrolled at 64-byte steps clamped to its last byte (a line prefetched
-  // twice costs less than a loop); the first chunk of a long quantized row, whose scale
-  // and bias lie at the row's far end, by a loop.
-  constexpr int64_t kLines =
-      (NV * W * bits_per_element(R) / 8 + (quantized(R) ? 8 : 0) + 62) / 64 + 1;
-  const bool pf_short = pf_last <= 64 * (kLines - 1);
-  int64_t pf_at[kLines];
-  for (int64_t l = 0; l < kLines; ++l) pf_at[l] = std::min(l * 64, pf_last);
-  // Inlined early: GCC deems a function that only prefetches free of effects and drops
-  // its calls (GCC 12: no prefetch instruction was left) unless inlined before that.
-  auto prefetch_row = [&](int64_t r) __attribute__((always_inline)) {
-    const uintptr_t at = reinterpret_cast<uintptr_t>(pf_table) + r * stride;
-    const auto* p = reinterpret_cast<const uint8_t*>(at);
-    if (pf_short) {
-#pragma GCC unroll 16
-      for (int64_t l = 0; l < kLines; ++l)
-        _mm_prefetch(p + pf_at[l], _MM_HINT_T0);
-    } else {
-      for (int64_t o = 0; o < pf_len; o += 64) _mm_prefetch(p + o, _MM_HINT_T0);
-      _mm_prefetch(p + pf_last, _MM_HINT_T0);
-    }
-  };
+  const RowPrefetch<Ops, R, NV> prefetch_row(j);
   auto load_at = [&](const uint8_t* data, int v) {
     if (kSafe && v == NV - 1 && partial)
       return load_part<Ops, R>(data + v * W * bits_per_element(R) / 8, j.tail, j);
@@ -203,11 +263,10 @@ void bag_chunk(const BagJob& j) {
         prefetch_row(idx[k + ahead + 1]);
         const uint8_t* r0 = table + int64_t{idx[k]} * stride;
         const uint8_t* r1 = table + int64_t{idx[k + 1]} * stride;
-        add_quantized_row<Ops, R, kSafe, NV>(acc, r0, r0 + first_byte,
-                                             weights ? weights[k - weight0] : 1.0f, j, sb_off);
-        add_quantized_row<Ops, R, kSafe, NV>(acc, r1, r1 + first_byte,
-                                             weights ? weights[k + 1 - weight0] : 1.0f, j,
-                                             sb_off);
+        add_quantized_row<Ops, R, kSafe, kWeighted, NV>(
+            acc, r0, r0 + first_byte, weights ? weights[k - weight0] : 1.0f, j, sb_off);
+        add_quantized_row<Ops, R, kSafe, kWeighted, NV>(
+            acc, r1, r1 + first_byte, weights ? weights[k + 1 - weight0] : 1.0f, j, sb_off);
       }
     }
   }
@@ -215,40 +274,90 @@ void bag_chunk(const BagJob& j) {
     if (k < pf_end) prefetch_row(idx[k + ahead]);
     const int64_t r = idx[k];
     if (skip_minus_one && r == -1) continue;
-    const float w = weights ? weights[k - weight0] : 1.0f;
     const uint8_t* row = table + r * stride;
-    const uint8_t* data = row + first_byte;
-    auto load = [&](int v) { return load_at(data, v); };
-    if constexpr (quantized(R)) {
-      add_quantized_row<Ops, R, kSafe, NV>(acc, row, data, w, j, sb_off);
-    } else {
-      const F wv = Ops::set1(w);
-#pragma GCC unroll 8
-      for (int v = 0; v < NV; ++v) acc[v] = Ops::fmadd(wv, load(v), acc[v]);
-    }
+    add_row<Ops, R, kSafe, kWeighted, NV>(acc, row, row + first_byte,
+                                          weights ? weights[k - weight0] : 1.0f, j, sb_off);
   }
-  if constexpr (kGroup > 1) {
+  finish_bag<Ops, R, NV>(acc, j, j.len, j.out);
+}
+
+// Two bags at once (BagJob::begin2, run_checked_bags): a row of one, then a row of the
+// other, so that their accumulator chains overlap. A row's step depends on the previous
+// row's (acc + bias, then the fma: 7 cycles on Zen 3 and 4), which bounds a bag whose
+// chunk has few vectors; each bag's rows still come in order, each element's operations
+// as one bag at a time: the same bits. No pruned rows (skip_minus_one is false).
+template <class Ops, RowFormat R, class Index, bool kSafe, bool kWeighted, int NV>
+void bag_pair_rows(const BagJob& j) {
+  using F = typename Ops::F;
+  const auto* idx = static_cast<const Index*>(j.indices);
+  const int64_t first_byte = j.data_off + j.col0 * bits_per_element(R) / 8;
+  F a[NV], b[NV];
 #pragma GCC unroll 8
-    for (int v = 0; v + kGroup <= NV; v += kGroup) {
-      if constexpr (kGroup == 2) {
-        Ops::interleave(acc[v], acc[v + 1]);
-      } else {
-        // (a0, a2) and (a1, a3) interleaved, then those: a0 a1 a2 a3 of lane 0, of lane 1, ...
-        Ops::interleave(acc[v], acc[v + 2]);
-        Ops::interleave(acc[v + 1], acc[v + 3]);
-        Ops::interleave(acc[v], acc[v + 1]);
-        Ops::interleave(acc[v + 2], acc[v + 3]);
-      }
-    }
+  for (int v = 0; v < NV; ++v) a[v] = b[v] = Ops::zero();
+  const uint8_t* const table = j.table;
+  const int64_t stride = j.stride;
+  const float* const weights = kWeighted ? j.weights : nullptr;  // null: weights of 1
+  const int64_t sb_off = j.sb_off;
+  const int64_t a0 = j.begin, b0 = j.begin2, n = j.index_size, ahead = j.prefetch;
+  const int64_t wa = j.positional ? a0 : 0, wb = j.positional ? b0 : 0;
+  const RowPrefetch<Ops, R, NV> prefetch_row(j);
+  // Each bag prefetches `ahead` rows on in its own rows, then in the next pair's bag
+  // that starts as late: bag B's run on into the next pair's first bag (it follows B),
+  // bag A's jump over B and that bag (pf_jump) into the next pair's second bag.
+  auto prefetch_a = [&](int64_t i) __attribute__((always_inline)) {
+    int64_t t = a0 + i + ahead;
+    if (t >= b0) t += j.pf_jump;
+    if (ahead > 0 && t < n) prefetch_row(idx[t]);
+  };
+  auto prefetch_b = [&](int64_t i) __attribute__((always_inline)) {
+    const int64_t t = b0 + i + ahead;
+    if (ahead > 0 && t < n) prefetch_row(idx[t]);
+  };
+  auto row_at = [&](int64_t k) { return table + int64_t{idx[k]} * stride; };
+  const int64_t both = std::min(j.len, j.len2);
+  int64_t i = 0;
+  for (; i < both; ++i) {
+    prefetch_a(i);
+    prefetch_b(i);
+    const uint8_t* ra = row_at(a0 + i);
+    const uint8_t* rb = row_at(b0 + i);
+    add_row<Ops, R, kSafe, kWeighted, NV>(a, ra, ra + first_byte,
+                                          weights ? weights[a0 + i - wa] : 1.0f, j, sb_off);
+    add_row<Ops, R, kSafe, kWeighted, NV>(b, rb, rb + first_byte,
+                                          weights ? weights[b0 + i - wb] : 1.0f, j, sb_off);
   }
-  if (j.normalize && j.len != 0) {
-    const F s = Ops::set1(1.0f / static_cast<float>(j.len));
-#pragma GCC unroll 8
-    for (int v = 0; v < NV; ++v) acc[v] = Ops::mul(acc[v], s);
+  for (int64_t k = i; k < j.len; ++k) {
+    prefetch_a(k);
+    const uint8_t* ra = row_at(a0 + k);
+    add_row<Ops, R, kSafe, kWeighted, NV>(a, ra, ra + first_byte,
+                                          weights ? weights[a0 + k - wa] : 1.0f, j, sb_off);
   }
-#pragma GCC unroll 8
-  for (int v = 0; v < NV; ++v)
-    Ops::store(j.out_format, j.out, int64_t{v} * W, acc[v], v == NV - 1 ? j.tail : W);
+  for (int64_t k = i; k < j.len2; ++k) {
+    prefetch_b(k);
+    const uint8_t* rb = row_at(b0 + k);
+    add_row<Ops, R, kSafe, kWeighted, NV>(b, rb, rb + first_byte,
+                                          weights ? weights[b0 + k - wb] : 1.0f, j, sb_off);
+  }
+  finish_bag<Ops, R, NV>(a, j, j.len, j.out);
+  finish_bag<Ops, R, NV>(b, j, j.len2, j.out2);
+}
+
+// Quantized rows: one loop for unweighted calls, which skip the per-row products by 1,
+// one for weighted calls; float rows: one loop for both (weight 1 is an operand).
+template <class Ops, RowFormat R, class Index, bool kSafe, int NV>
+void bag_chunk(const BagJob& j) {
+  if constexpr (quantized(R)) {
+    if (!j.weights) return bag_rows<Ops, R, Index, kSafe, false, NV>(j);
+  }
+  bag_rows<Ops, R, Index, kSafe, true, NV>(j);
+}
+
+template <class Ops, RowFormat R, class Index, bool kSafe, int NV>
+void bag_pair(const BagJob& j) {
+  if constexpr (quantized(R)) {
+    if (!j.weights) return bag_pair_rows<Ops, R, Index, kSafe, false, NV>(j);
+  }
+  bag_pair_rows<Ops, R, Index, kSafe, true, NV>(j);
 }
 
 template <class Index>
@@ -268,6 +377,11 @@ constexpr void fill_row(BagFn* out, std::integer_sequence<int, NV...>) {
   ((out[NV] = &bag_chunk<Ops, R, Index, kSafe, NV + 1>), ...);
 }
 
+template <class Ops, RowFormat R, class Index, bool kSafe, int... NV>
+constexpr void fill_pair(BagFn* out, std::integer_sequence<int, NV...>) {
+  ((out[NV] = &bag_pair<Ops, R, Index, kSafe, NV + 1>), ...);
+}
+
 template <class Ops>
 constexpr EmbeddingKernels make_embedding_kernels() {
   EmbeddingKernels k{};
@@ -281,6 +395,14 @@ constexpr EmbeddingKernels make_embedding_kernels() {
     fill_row<Ops, R, int32_t, true>(f[0][1], Seq{});
     fill_row<Ops, R, int64_t, false>(f[1][0], Seq{});
     fill_row<Ops, R, int64_t, true>(f[1][1], Seq{});
+    if constexpr (quantized(R)) {
+      auto& g = k.pair[static_cast<int>(R)];
+      using PairSeq = std::make_integer_sequence<int, kMaxPairVectors>;
+      fill_pair<Ops, R, int32_t, false>(g[0][0], PairSeq{});
+      fill_pair<Ops, R, int32_t, true>(g[0][1], PairSeq{});
+      fill_pair<Ops, R, int64_t, false>(g[1][0], PairSeq{});
+      fill_pair<Ops, R, int64_t, true>(g[1][1], PairSeq{});
+    }
   };
   fill.template operator()<RowFormat::kF32>();
   fill.template operator()<RowFormat::kF16>();
