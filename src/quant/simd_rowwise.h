@@ -13,7 +13,7 @@
 namespace quire::detail {
 namespace {
 
-// N bytes from / to the low end of an xmm.
+// N bytes to the low end of an xmm.
 template <int N>
 __m128i load_bytes(const uint8_t* p) {
   if constexpr (N == 16) {
@@ -27,54 +27,38 @@ __m128i load_bytes(const uint8_t* p) {
   }
 }
 
-template <int N>
-void store_bytes(uint8_t* p, __m128i v) {
-  if constexpr (N == 16) {
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v);
-  } else if constexpr (N == 8) {
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(p), v);
-  } else {
-    const auto bits = static_cast<uint32_t>(_mm_cvtsi128_si32(v));
-    std::memcpy(p, &bits, N);
-  }
-}
-
-// Packs codes (one per byte, < 2^B) into B-bit fields, element k at bit (k % per_byte) * B:
-// vpmaddubsw weights adjacent bytes by 1 and 2^B; for B = 2 vpmaddwd then weights
-// adjacent pairs by 1 and 2^4.
-template <int B>
-__m128i pack_codes(__m128i bytes) {
-  if constexpr (B == 8) {
-    return bytes;
-  } else if constexpr (B == 4) {
-    const __m128i pairs = _mm_maddubs_epi16(bytes, _mm_set1_epi16(0x1001));
-    return _mm_packus_epi16(pairs, pairs);
-  } else {
-    const __m128i pairs = _mm_maddubs_epi16(bytes, _mm_set1_epi16(0x0401));
-    const __m128i quads = _mm_madd_epi16(pairs, _mm_set1_epi32(0x00100001));
-    const __m128i words = _mm_packs_epi32(quads, quads);
-    return _mm_packus_epi16(words, words);
-  }
-}
-
-// q = clamp(nearbyint((x - bias) * inv_scale), 0, 2^B - 1), NaN -> 0 (max(NaN, 0) = 0);
-// the padding of a partial vector is NaN, so unused fields of the last byte are 0.
+// q = clamp(nearbyint((x - bias) * inv_scale), 0, 2^B - 1), NaN -> 0, as
+// cvt(min(max(t, 0), 2^B - 1)): max(NaN, 0) = 0, and with integer bounds rounding after
+// the clamp gives the integer rounding before it gives. Four vectors per step: their
+// codes become 4 W bytes in one pack tree, then B-bit fields, element k at bit
+// (k % per_byte) * B, through vpmaddubsw (adjacent bytes weighted 1 and 2^B) and, for
+// B = 2, vpmaddwd (adjacent pairs weighted 1 and 2^4). The row's last partial step runs
+// on a copy padded with NaN, so unused fields of the last byte are 0.
 template <class V, int B>
 void rowwise_quantize_bits(const float* in, int cols, float bias, float inv_scale, uint8_t* out) {
-  constexpr int W = V::W, per_byte = 8 / B, out_bytes = W / per_byte;
+  constexpr int W = V::W, per_byte = 8 / B, step = 4 * W;
   const typename V::F b = V::set1f(bias), inv = V::set1f(inv_scale), zero = V::set1f(0.0f);
   const typename V::F top = V::set1f(static_cast<float>((1 << B) - 1));
+  auto codes = [&](const float* x) QUIRE_ALWAYS_INLINE {
+    return V::cvtfi(V::min(V::max(V::mul(V::sub(V::loadf(x), b), inv), zero), top));
+  };
   auto body = [&](const float* x, uint8_t* o) QUIRE_ALWAYS_INLINE {
-    const typename V::F r = V::round(V::mul(V::sub(V::loadf(x), b), inv));
-    const typename V::I q = V::cvtfi(V::min(V::max(r, zero), top));
-    store_bytes<out_bytes>(o, pack_codes<B>(V::to_bytes(q)));
+    const typename V::I bytes = V::pack_bytes(codes(x), codes(x + W), codes(x + 2 * W),
+                                              codes(x + 3 * W));
+    if constexpr (B == 8) {
+      V::store_raw(o, bytes);
+    } else if constexpr (B == 4) {
+      V::store_words_as_bytes(o, V::maddubs(bytes, V::set1i(0x10011001)));
+    } else {
+      V::store(o, V::madd16(V::maddubs(bytes, V::set1i(0x04010401)), V::set1i(0x00100001)));
+    }
   };
   int j = 0;
-  for (; j + W <= cols; j += W) body(in + j, out + j / per_byte);
+  for (; j + step <= cols; j += step) body(in + j, out + j / per_byte);
   if (j < cols) {
     const int n = cols - j;
-    float x[W];
-    uint8_t o[16];
+    float x[step];
+    uint8_t o[step / per_byte];
     for (float& v : x) v = std::numeric_limits<float>::quiet_NaN();
     std::memcpy(x, in + j, static_cast<size_t>(n) * sizeof(float));
     body(x, o);
@@ -137,6 +121,13 @@ void rowwise_dequantize(const uint8_t* in, int cols, int bit_rate, float scale, 
   }
 }
 
+NBitRowParams nbit_row_params_f16c(float lo, float hi, int bit_rate) {
+  return nbit_row_params(
+      lo, hi, bit_rate,
+      [](float x) { return float16{static_cast<uint16_t>(_cvtss_sh(x, _MM_FROUND_TO_NEAREST_INT))}; },
+      [](float16 h) { return _cvtsh_ss(h.val); });
+}
+
 template <class V>
 void float_to_half(const float* src, float16* dst, int64_t len) {
   for_each_vector<V>(src, dst, len, 0.0f, [](const float* in, float16* out) QUIRE_ALWAYS_INLINE {
@@ -190,6 +181,7 @@ constexpr QuantKernels make_quant_kernels() {
       requantize_fixed<V, uint16_t>,
       requantize_fixed<V, int16_t>,
       requantize_fixed<V, int32_t>,
+      nbit_row_params_f16c,
       rowwise_quantize<V>,
       rowwise_dequantize<V>,
       float_to_half<V>,
