@@ -86,34 +86,36 @@ using RowwiseQuantizeFn = void (*)(const float* in, int cols, int bit_rate, floa
 using RowwiseDequantizeFn = void (*)(const uint8_t* in, int cols, int bit_rate, float scale,
                                      float bias, float* out);
 
-// The half scale and bias of an N-bit row from its (min, max), FBGEMM's formulas
-// (src/quant/rowwise.cpp), with the codes' bias and inv_scale:
+// The half scales and biases of a block of kRowBlock N-bit rows from their (min, max),
+// FBGEMM's formulas (src/quant/rowwise.cpp), with the codes' bias and inv_scale, per row:
 //   bias = half(lo) read back; range = hi - bias
 //   scale = half(range == 0 ? 1 : range / (2^bit_rate - 1)) read back; 0 -> 1;
 //   inv_scale = 1 / scale, and scale = inv_scale = 1 when that is infinite
-// to_half / from_half round to nearest even and convert back exactly (cpu_float2half_rn
-// and cpu_half2float, or F16C's scalar forms with the same bits: one row's serial chain
-// of five conversions is most of a short row's time in the software forms).
-// scale_bias: the row's stored 4 bytes as a little-endian word, half(scale) in the low
-// 16 bits and bias_h in the high (one integer, so it is returned in a register).
-struct NBitRowParams {
-  float bias, inv_scale;
-  uint32_t scale_bias;
+// scale_bias is the row's stored 4 bytes as a little-endian word: half(scale) in the low
+// 16 bits, half(lo) in the high. The vector tables compute the rows as the lanes of one
+// vector (vcvtps2ph / vcvtph2ps have cpu_float2half_rn's and cpu_half2float's bits), where
+// a row at a time the serial chain of five conversions and two divisions was most of a
+// short row's time. Callers pad a partial block with lo = hi = 0.
+constexpr int kRowBlock = 8;
+struct NBitBlockParams {
+  float bias[kRowBlock], inv_scale[kRowBlock];
+  uint32_t scale_bias[kRowBlock];
 };
-template <class ToHalf, class FromHalf>
-inline NBitRowParams nbit_row_params(float lo, float hi, int bit_rate, ToHalf to_half,
-                                     FromHalf from_half) {
-  const float16 bias_h = to_half(lo);
-  const float bias = from_half(bias_h);
+inline void nbit_row_params(float lo, float hi, int bit_rate, NBitBlockParams& p, int row) {
+  const float16 bias_h = cpu_float2half_rn(lo);
+  const float bias = cpu_half2float(bias_h);
   const float range = hi - bias;
   const auto levels = static_cast<float>((1 << bit_rate) - 1);
-  float scale = from_half(to_half(range == 0.0f ? 1.0f : range / levels));
+  float scale = cpu_half2float(cpu_float2half_rn(range == 0.0f ? 1.0f : range / levels));
   if (scale == 0.0f) scale = 1.0f;
   float inv_scale = 1.0f / scale;
   if (std::isinf(inv_scale)) scale = inv_scale = 1.0f;
-  return {bias, inv_scale, to_half(scale).val | static_cast<uint32_t>(bias_h.val) << 16};
+  p.bias[row] = bias;
+  p.inv_scale[row] = inv_scale;
+  p.scale_bias[row] = cpu_float2half_rn(scale).val | static_cast<uint32_t>(bias_h.val) << 16;
 }
-using NBitRowParamsFn = NBitRowParams (*)(float lo, float hi, int bit_rate);
+using NBitBlockParamsFn = void (*)(const float* lo, const float* hi, int bit_rate,
+                                   NBitBlockParams* p);
 
 struct QuantKernels {
   QuantizeFn<uint8_t> quantize_u8;
@@ -147,7 +149,7 @@ struct QuantKernels {
   RequantizeFixedFn<int16_t> requantize_fixed_s16;
   RequantizeFixedFn<int32_t> requantize_fixed_s32;
 
-  NBitRowParamsFn nbit_row_params;
+  NBitBlockParamsFn nbit_block_params;
   RowwiseQuantizeFn rowwise_quantize;
   RowwiseDequantizeFn rowwise_dequantize;
 

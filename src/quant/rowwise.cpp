@@ -6,7 +6,7 @@
 //   range = max - min, scale = range / 255, bias = min, inv = 255 / (range + 1e-8f)
 //   q = clamp(nearbyint((x - bias) * inv), 0, 255), NaN -> 0
 // N-bit (2, 4, 8), half scale and bias (ceil(cols * bit_rate / 8) + 4 bytes per row; the
-// table's nbit_row_params, formula in quant_kernels.h):
+// table's nbit_block_params, formula in quant_kernels.h):
 //   bias = half(min) (round to nearest even), read back as float; range = max - bias
 //   scale = range == 0 ? 1 : range / (2^bit_rate - 1), rounded to half and read back;
 //   0 (underflow) becomes 1, and so does a scale whose reciprocal is infinite;
@@ -24,6 +24,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -44,11 +45,12 @@ float* row_buffer(size_t count) {
   return buffer.data();
 }
 
-// The quantizers take rows in blocks: every row's min / max and scale and bias first,
-// then every row's codes, so the rows' serial chains (the min / max reduction, the
-// divisions and half conversions) overlap, where one row at a time its codes waited for
-// its chain. A block has up to 8 rows and 4096 floats (16 KiB, in L1 between the passes).
-constexpr size_t kMaxRowBlock = 8;
+// The quantizers take rows in blocks of kRowBlock: the min / max of every row, then the
+// block's scales and biases (one vector operation per step of the formula on the vector
+// paths), then every row's codes, so the rows' serial chains (the min / max reduction,
+// the divisions and half conversions) overlap. A block has at most 4096 floats (16 KiB,
+// in L1 between the passes): wider rows go one at a time.
+constexpr size_t kMaxRowBlock = detail::kRowBlock;
 size_t rows_per_block(int cols) {
   return std::clamp<size_t>(4096 / static_cast<size_t>(std::max(cols, 1)), 1, kMaxRowBlock);
 }
@@ -142,15 +144,15 @@ void to_nbit(const QuantKernels& k, int bit_rate, const In* input, size_t rows, 
   for (size_t r0 = 0; r0 < rows; r0 += block) {
     const size_t n = std::min(block, rows - r0);
     const float* x = rows_as_float(k, input + r0 * width, n, cols);
-    detail::NBitRowParams p[kMaxRowBlock];
-    for (size_t i = 0; i < n; ++i) {
-      const auto [lo, hi] = row_range(k, kWhere, x + i * width, cols, rowwise_min_max, r0 + i);
-      p[i] = k.nbit_row_params(lo, hi, bit_rate);
-    }
+    float lo[kMaxRowBlock] = {}, hi[kMaxRowBlock] = {};
+    for (size_t i = 0; i < n; ++i)
+      std::tie(lo[i], hi[i]) = row_range(k, kWhere, x + i * width, cols, rowwise_min_max, r0 + i);
+    detail::NBitBlockParams p;
+    k.nbit_block_params(lo, hi, bit_rate, &p);
     for (size_t i = 0; i < n; ++i) {
       uint8_t* out = output + (r0 + i) * static_cast<size_t>(bytes + 2 * sizeof(float16));
-      k.rowwise_quantize(x + i * width, cols, bit_rate, p[i].bias, p[i].inv_scale, out);
-      std::memcpy(out + bytes, &p[i].scale_bias, sizeof(p[i].scale_bias));
+      k.rowwise_quantize(x + i * width, cols, bit_rate, p.bias[i], p.inv_scale[i], out);
+      std::memcpy(out + bytes, &p.scale_bias[i], sizeof(p.scale_bias[i]));
     }
   }
 }
@@ -196,12 +198,14 @@ void to_8bit(const QuantKernels& k, const In* input, size_t rows, int cols, uint
   for (size_t r0 = 0; r0 < rows; r0 += block) {
     const size_t n = std::min(block, rows - r0);
     const float* x = rows_as_float(k, input + r0 * width, n, cols);
-    float scale[kMaxRowBlock], bias[kMaxRowBlock], inv_scale[kMaxRowBlock];
-    for (size_t i = 0; i < n; ++i) {
-      const auto [lo, hi] = row_range(k, kWhere, x + i * width, cols, rowwise_min_max, r0 + i);
-      const float range = hi - lo;
+    float bias[kMaxRowBlock] = {}, hi[kMaxRowBlock] = {};
+    for (size_t i = 0; i < n; ++i)
+      std::tie(bias[i], hi[i]) = row_range(k, kWhere, x + i * width, cols, rowwise_min_max, r0 + i);
+    // A loop of its own over the whole block, so that it compiles to vector divisions.
+    float scale[kMaxRowBlock], inv_scale[kMaxRowBlock];
+    for (size_t i = 0; i < kMaxRowBlock; ++i) {
+      const float range = hi[i] - bias[i];
       scale[i] = range / 255.0f;
-      bias[i] = lo;
       inv_scale[i] = 255.0f / (range + 1e-8f);
     }
     for (size_t i = 0; i < n; ++i) {

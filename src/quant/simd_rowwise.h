@@ -121,11 +121,32 @@ void rowwise_dequantize(const uint8_t* in, int cols, int bit_rate, float scale, 
   }
 }
 
-NBitRowParams nbit_row_params_f16c(float lo, float hi, int bit_rate) {
-  return nbit_row_params(
-      lo, hi, bit_rate,
-      [](float x) { return float16{static_cast<uint16_t>(_cvtss_sh(x, _MM_FROUND_TO_NEAREST_INT))}; },
-      [](float16 h) { return _cvtsh_ss(h.val); });
+// nbit_row_params with row i in lane i of a ymm (both vector tables have AVX2 and F16C):
+// the same operations, the conditions as blends.
+void nbit_block_params_f16c(const float* lo, const float* hi, int bit_rate, NBitBlockParams* p) {
+  static_assert(kRowBlock == 8);
+  constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT;
+  const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
+  const __m256 levels = _mm256_set1_ps(static_cast<float>((1 << bit_rate) - 1));
+  const __m128i bias_h = _mm256_cvtps_ph(_mm256_loadu_ps(lo), kNearest);
+  const __m256 bias = _mm256_cvtph_ps(bias_h);
+  const __m256 range = _mm256_sub_ps(_mm256_loadu_ps(hi), bias);
+  __m256 scale = _mm256_blendv_ps(_mm256_div_ps(range, levels), one,
+                                  _mm256_cmp_ps(range, zero, _CMP_EQ_OQ));
+  scale = _mm256_cvtph_ps(_mm256_cvtps_ph(scale, kNearest));
+  scale = _mm256_blendv_ps(scale, one, _mm256_cmp_ps(scale, zero, _CMP_EQ_OQ));
+  __m256 inv_scale = _mm256_div_ps(one, scale);
+  const __m256 abs_inv = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), inv_scale);
+  const __m256 inf = _mm256_cmp_ps(abs_inv, _mm256_set1_ps(std::numeric_limits<float>::infinity()),
+                                   _CMP_EQ_OQ);
+  scale = _mm256_blendv_ps(scale, one, inf);
+  inv_scale = _mm256_blendv_ps(inv_scale, one, inf);
+  const __m128i scale_h = _mm256_cvtps_ph(scale, kNearest);
+  _mm256_storeu_ps(p->bias, bias);
+  _mm256_storeu_ps(p->inv_scale, inv_scale);
+  auto* sb = reinterpret_cast<__m128i*>(p->scale_bias);
+  _mm_storeu_si128(sb, _mm_unpacklo_epi16(scale_h, bias_h));
+  _mm_storeu_si128(sb + 1, _mm_unpackhi_epi16(scale_h, bias_h));
 }
 
 template <class V>
@@ -181,7 +202,7 @@ constexpr QuantKernels make_quant_kernels() {
       requantize_fixed<V, uint16_t>,
       requantize_fixed<V, int16_t>,
       requantize_fixed<V, int32_t>,
-      nbit_row_params_f16c,
+      nbit_block_params_f16c,
       rowwise_quantize<V>,
       rowwise_dequantize<V>,
       float_to_half<V>,
