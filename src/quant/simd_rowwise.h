@@ -122,7 +122,8 @@ void rowwise_dequantize(const uint8_t* in, int cols, int bit_rate, float scale, 
 }
 
 // nbit_row_params with row i in lane i of a ymm (both vector tables have AVX2 and F16C):
-// the same operations, the conditions as blends.
+// the same operations, the conditions as blends. A zero scale needs no blend of its own:
+// 1 / +-0 is infinite, and the infinite case sets scale and inv_scale to 1 as well.
 void nbit_block_params_f16c(const float* lo, const float* hi, int bit_rate, NBitBlockParams* p) {
   static_assert(kRowBlock == 8);
   constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT;
@@ -134,7 +135,6 @@ void nbit_block_params_f16c(const float* lo, const float* hi, int bit_rate, NBit
   __m256 scale = _mm256_blendv_ps(_mm256_div_ps(range, levels), one,
                                   _mm256_cmp_ps(range, zero, _CMP_EQ_OQ));
   scale = _mm256_cvtph_ps(_mm256_cvtps_ph(scale, kNearest));
-  scale = _mm256_blendv_ps(scale, one, _mm256_cmp_ps(scale, zero, _CMP_EQ_OQ));
   __m256 inv_scale = _mm256_div_ps(one, scale);
   const __m256 abs_inv = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), inv_scale);
   const __m256 inf = _mm256_cmp_ps(abs_inv, _mm256_set1_ps(std::numeric_limits<float>::infinity()),
