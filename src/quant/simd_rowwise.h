@@ -13,20 +13,6 @@
 namespace quire::detail {
 namespace {
 
-// N bytes to the low end of an xmm.
-template <int N>
-__m128i load_bytes(const uint8_t* p) {
-  if constexpr (N == 16) {
-    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  } else if constexpr (N == 8) {
-    return _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
-  } else {
-    uint32_t v = 0;
-    std::memcpy(&v, p, N);
-    return _mm_cvtsi32_si128(static_cast<int>(v));
-  }
-}
-
 // q = clamp(nearbyint((x - bias) * inv_scale), 0, 2^B - 1), NaN -> 0, as
 // cvt(min(max(t, 0), 2^B - 1)): max(NaN, 0) = 0, and with integer bounds rounding after
 // the clamp gives the integer rounding before it gives. Four vectors per step: their
@@ -76,35 +62,60 @@ void rowwise_quantize(const float* in, int cols, int bit_rate, float bias, float
   }
 }
 
-// x = fma(q, scale, bias). Codes are spread to one byte per lane with pshufb (lane k takes
-// byte k / per_byte), widened, shifted right by (k % per_byte) * B and masked.
+// The codes of 32 elements at B = 4 (16 bytes) or B = 2 (8 bytes) as one byte each, in
+// element order: elements 0-15 in e0, 16-31 in e1. Each field is shifted down and masked
+// over the whole register, then the fields are interleaved back into element order.
+template <int B>
+void spread_codes(const uint8_t* c, __m128i& e0, __m128i& e1) {
+  const __m128i m = _mm_set1_epi8((1 << B) - 1);
+  if constexpr (B == 4) {
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c));
+    const __m128i lo = _mm_and_si128(b, m), hi = _mm_and_si128(_mm_srli_epi16(b, 4), m);
+    e0 = _mm_unpacklo_epi8(lo, hi);
+    e1 = _mm_unpackhi_epi8(lo, hi);
+  } else {
+    const __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(c));
+    const __m128i f0 = _mm_and_si128(b, m), f1 = _mm_and_si128(_mm_srli_epi16(b, 2), m);
+    const __m128i f2 = _mm_and_si128(_mm_srli_epi16(b, 4), m);
+    const __m128i f3 = _mm_and_si128(_mm_srli_epi16(b, 6), m);
+    const __m128i f01 = _mm_unpacklo_epi8(f0, f1), f23 = _mm_unpacklo_epi8(f2, f3);
+    e0 = _mm_unpacklo_epi16(f01, f23);
+    e1 = _mm_unpackhi_epi16(f01, f23);
+  }
+}
+
+// x = fma(q, scale, bias), 32 elements per step (at B = 2 and 4 through spread_codes,
+// whose bytes are widened W at a time); the source is prefetched. A partial last step runs on
+// copies: zero codes in, the first elements out.
 template <class V, int B>
 void rowwise_dequantize_bits(const uint8_t* in, int cols, float scale, float bias, float* out) {
-  constexpr int W = V::W, per_byte = 8 / B, in_bytes = W / per_byte;
-  alignas(16) int8_t spread[16];
-  alignas(64) int32_t shift[W];
-  for (int k = 0; k < 16; ++k) spread[k] = static_cast<int8_t>(k / per_byte);
-  for (int k = 0; k < W; ++k) shift[k] = (k % per_byte) * B;
-  const __m128i spread_v = _mm_load_si128(reinterpret_cast<const __m128i*>(spread));
-  const typename V::I shift_v = V::lane_pattern(shift), mask = V::set1i((1 << B) - 1);
+  constexpr int W = V::W, per_byte = 8 / B, step = 32, step_bytes = step / per_byte;
   const typename V::F s = V::set1f(scale), b = V::set1f(bias);
-  auto body = [&](const uint8_t* c, float* o) QUIRE_ALWAYS_INLINE {
-    typename V::I q;
-    if constexpr (B == 8) {
-      q = V::from_bytes(load_bytes<in_bytes>(c));
-    } else {
-      q = V::andi(
-          V::srlv(V::from_bytes(_mm_shuffle_epi8(load_bytes<in_bytes>(c), spread_v)), shift_v),
-          mask);
+  auto widen = [&](__m128i e, float* o) QUIRE_ALWAYS_INLINE {
+    for (int k = 0; k < 16; k += W) {
+      V::storef(o + k, V::fmadd(V::cvtif(V::from_bytes(e)), s, b));
+      e = _mm_unpackhi_epi64(e, e);
     }
-    V::storef(o, V::fmadd(V::cvtif(q), s, b));
+  };
+  auto body = [&](const uint8_t* c, float* o) QUIRE_ALWAYS_INLINE {
+    if constexpr (B == 8) {
+      for (int k = 0; k < step; k += W) V::storef(o + k, V::fmadd(V::cvtif(V::load(c + k)), s, b));
+    } else {
+      __m128i e0, e1;
+      spread_codes<B>(c, e0, e1);
+      widen(e0, o);
+      widen(e1, o + 16);
+    }
   };
   int j = 0;
-  for (; j + W <= cols; j += W) body(in + j / per_byte, out + j);
+  for (; j + step <= cols; j += step) {
+    prefetch_ahead(in + j / per_byte, step_bytes);
+    body(in + j / per_byte, out + j);
+  }
   if (j < cols) {
     const int n = cols - j;
-    uint8_t c[16] = {};
-    float o[W];
+    uint8_t c[step_bytes] = {};
+    float o[step];
     std::memcpy(c, in + j / per_byte, static_cast<size_t>((n + per_byte - 1) / per_byte));
     body(c, o);
     std::memcpy(out + j, o, static_cast<size_t>(n) * sizeof(float));
