@@ -108,10 +108,7 @@ void rowwise_dequantize_bits(const uint8_t* in, int cols, float scale, float bia
     }
   };
   int j = 0;
-  for (; j + step <= cols; j += step) {
-    prefetch_ahead(in + j / per_byte, step_bytes);
-    body(in + j / per_byte, out + j);
-  }
+  for (; j + step <= cols; j += step) body(in + j / per_byte, out + j);
   if (j < cols) {
     const int n = cols - j;
     uint8_t c[step_bytes] = {};
