@@ -251,7 +251,9 @@ TEST(Rowwise, DequantizeRejectsRowsWithoutScaleAndBias) {
 
 TEST(Rowwise, MatchesFormulasOnEveryPath) {
   for_each_isa([] {
-    for (int cols : {0, 1, 3, 7, 8, 9, 15, 16, 17, 33, 64, 100}) {
+    // Around the kernels' steps of 4 vectors (32 columns on AVX2, 64 on AVX-512) and
+    // their partial last step.
+    for (int cols : {0, 1, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 129, 1023}) {
       check_rowwise(8, false, 8, cols);
       for (int bits : {2, 4, 8}) check_rowwise(bits, true, 8, cols);
     }

@@ -240,20 +240,31 @@ void BM_RowwiseQuantize(benchmark::State& state) {
       });
 }
 
-// Row-wise back to float: the 8-bit rows of BM_RowwiseQuantize<0>.
-template <inst_set_t ISA>
+// Row-wise back to float: the rows of BM_RowwiseQuantize<kBits>.
+template <inst_set_t ISA, int kBits>
 void BM_RowwiseDequantize(benchmark::State& state) {
-  constexpr int kCols = 128, kRowBytes = kCols + 8;
+  constexpr int kCols = 128;
+  constexpr int kRowBytes = kBits == 0 ? kCols + 8 : kCols * kBits / 8 + 4;
   const int64_t len = state.range(0);
   const int rows = static_cast<int>(len / kCols);
   std::vector<uint8_t> src(static_cast<size_t>(rows) * kRowBytes);
-  quire::FloatOrHalfToFused8BitRowwiseQuantizedSBFloat(float_data().data(), rows, kCols,
-                                                       src.data());
+  if constexpr (kBits == 0) {
+    quire::FloatOrHalfToFused8BitRowwiseQuantizedSBFloat(float_data().data(), rows, kCols,
+                                                         src.data());
+  } else {
+    quire::FloatOrHalfToFusedNBitRowwiseQuantizedSBHalf(kBits, float_data().data(), rows, kCols,
+                                                        src.data());
+  }
   std::vector<float> dst(static_cast<size_t>(len));
   run(state, ISA, static_cast<int64_t>(src.size()) + len * static_cast<int64_t>(sizeof(float)),
       [&] {
-        quire::Fused8BitRowwiseQuantizedSBFloatToFloatOrHalf(src.data(), rows, kRowBytes,
-                                                             dst.data());
+        if constexpr (kBits == 0) {
+          quire::Fused8BitRowwiseQuantizedSBFloatToFloatOrHalf(src.data(), rows, kRowBytes,
+                                                               dst.data());
+        } else {
+          quire::FusedNBitRowwiseQuantizedSBHalfToFloatOrHalf(kBits, src.data(), rows, kRowBytes,
+                                                              dst.data());
+        }
       });
 }
 
@@ -268,7 +279,10 @@ void BM_RowwiseDequantize(benchmark::State& state) {
   QUIRE_QUANT_BENCH(BM_RequantizeFixedPoint<inst_set_t::ISA>);   \
   QUIRE_QUANT_BENCH(BM_RowwiseQuantize<inst_set_t::ISA, 0>);   \
   QUIRE_QUANT_BENCH(BM_RowwiseQuantize<inst_set_t::ISA, 4>);   \
-  QUIRE_QUANT_BENCH(BM_RowwiseDequantize<inst_set_t::ISA>);
+  QUIRE_QUANT_BENCH(BM_RowwiseQuantize<inst_set_t::ISA, 2>);   \
+  QUIRE_QUANT_BENCH(BM_RowwiseDequantize<inst_set_t::ISA, 0>); \
+  QUIRE_QUANT_BENCH(BM_RowwiseDequantize<inst_set_t::ISA, 4>); \
+  QUIRE_QUANT_BENCH(BM_RowwiseDequantize<inst_set_t::ISA, 2>);
 QUIRE_QUANT_BENCH_ISA(anyarch)
 QUIRE_QUANT_BENCH_ISA(avx2)
 QUIRE_QUANT_BENCH_ISA(avx512)

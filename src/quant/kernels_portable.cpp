@@ -92,6 +92,10 @@ void float_to_half(const float* src, float16* dst, int64_t len) {
   for (int64_t i = 0; i < len; ++i) dst[i] = cpu_float2half_rn(src[i]);
 }
 
+void nbit_block_params(const float* lo, const float* hi, int bit_rate, NBitBlockParams* p) {
+  for (int i = 0; i < kRowBlock; ++i) nbit_row_params(lo[i], hi[i], bit_rate, *p, i);
+}
+
 void half_to_float(const float16* src, float* dst, int64_t len) {
   for (int64_t i = 0; i < len; ++i) dst[i] = cpu_half2float(src[i]);
 }
@@ -113,7 +117,7 @@ constinit const QuantKernels kQuantPortable = {
     requantize<int32_t>,
     requantize_fixed<uint8_t>, requantize_fixed<int8_t>, requantize_fixed<uint16_t>,
     requantize_fixed<int16_t>, requantize_fixed<int32_t>,
-    rowwise_quantize, rowwise_dequantize,
+    nbit_block_params, rowwise_quantize, rowwise_dequantize,
     float_to_half, half_to_float, float_to_bfloat16,
 };
 

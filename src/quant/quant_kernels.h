@@ -86,6 +86,37 @@ using RowwiseQuantizeFn = void (*)(const float* in, int cols, int bit_rate, floa
 using RowwiseDequantizeFn = void (*)(const uint8_t* in, int cols, int bit_rate, float scale,
                                      float bias, float* out);
 
+// The half scales and biases of a block of kRowBlock N-bit rows from their (min, max),
+// FBGEMM's formulas (src/quant/rowwise.cpp), with the codes' bias and inv_scale, per row:
+//   bias = half(lo) read back; range = hi - bias
+//   scale = half(range == 0 ? 1 : range / (2^bit_rate - 1)) read back; 0 -> 1;
+//   inv_scale = 1 / scale, and scale = inv_scale = 1 when that is infinite
+// scale_bias is the row's stored 4 bytes as a little-endian word: half(scale) in the low
+// 16 bits, half(lo) in the high. The vector tables compute the rows as the lanes of one
+// vector (vcvtps2ph / vcvtph2ps have cpu_float2half_rn's and cpu_half2float's bits), where
+// a row at a time the serial chain of five conversions and two divisions was most of a
+// short row's time. Callers pad a partial block with lo = hi = 0.
+constexpr int kRowBlock = 8;
+struct NBitBlockParams {
+  float bias[kRowBlock], inv_scale[kRowBlock];
+  uint32_t scale_bias[kRowBlock];
+};
+inline void nbit_row_params(float lo, float hi, int bit_rate, NBitBlockParams& p, int row) {
+  const float16 bias_h = cpu_float2half_rn(lo);
+  const float bias = cpu_half2float(bias_h);
+  const float range = hi - bias;
+  const auto levels = static_cast<float>((1 << bit_rate) - 1);
+  float scale = cpu_half2float(cpu_float2half_rn(range == 0.0f ? 1.0f : range / levels));
+  if (scale == 0.0f) scale = 1.0f;
+  float inv_scale = 1.0f / scale;
+  if (std::isinf(inv_scale)) scale = inv_scale = 1.0f;
+  p.bias[row] = bias;
+  p.inv_scale[row] = inv_scale;
+  p.scale_bias[row] = cpu_float2half_rn(scale).val | static_cast<uint32_t>(bias_h.val) << 16;
+}
+using NBitBlockParamsFn = void (*)(const float* lo, const float* hi, int bit_rate,
+                                   NBitBlockParams* p);
+
 struct QuantKernels {
   QuantizeFn<uint8_t> quantize_u8;
   QuantizeFn<int8_t> quantize_s8;
@@ -118,6 +149,7 @@ struct QuantKernels {
   RequantizeFixedFn<int16_t> requantize_fixed_s16;
   RequantizeFixedFn<int32_t> requantize_fixed_s32;
 
+  NBitBlockParamsFn nbit_block_params;
   RowwiseQuantizeFn rowwise_quantize;
   RowwiseDequantizeFn rowwise_dequantize;
 

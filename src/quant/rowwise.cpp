@@ -5,7 +5,8 @@
 //   columns or nothing but NaN uses 0, 0
 //   range = max - min, scale = range / 255, bias = min, inv = 255 / (range + 1e-8f)
 //   q = clamp(nearbyint((x - bias) * inv), 0, 255), NaN -> 0
-// N-bit (2, 4, 8), half scale and bias (ceil(cols * bit_rate / 8) + 4 bytes per row):
+// N-bit (2, 4, 8), half scale and bias (ceil(cols * bit_rate / 8) + 4 bytes per row; the
+// table's nbit_block_params, formula in quant_kernels.h):
 //   bias = half(min) (round to nearest even), read back as float; range = max - bias
 //   scale = range == 0 ? 1 : range / (2^bit_rate - 1), rounded to half and read back;
 //   0 (underflow) becomes 1, and so does a scale whose reciprocal is infinite;
@@ -18,10 +19,12 @@
 // input_columns, the bytes of one fused row, and derive the values per row from it.
 // All the arithmetic is done in this file or by the kernels' exact formulas, so every
 // ISA gives the same bytes.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -36,10 +39,20 @@ namespace {
 using detail::QuantKernels;
 
 // Half rows are converted to float (or back) in this per-thread buffer, in L1.
-float* row_buffer(int cols) {
+float* row_buffer(size_t count) {
   thread_local std::vector<float> buffer;
-  if (buffer.size() < static_cast<size_t>(cols)) buffer.resize(static_cast<size_t>(cols));
+  if (buffer.size() < count) buffer.resize(count);
   return buffer.data();
+}
+
+// The quantizers take rows in blocks of kRowBlock: the min / max of every row, then the
+// block's scales and biases (one vector operation per step of the formula on the vector
+// paths), then every row's codes, so the rows' serial chains (the min / max reduction,
+// the divisions and half conversions) overlap. A block has at most 4096 floats (16 KiB,
+// in L1 between the passes): wider rows go one at a time.
+constexpr size_t kMaxRowBlock = detail::kRowBlock;
+size_t rows_per_block(int cols) {
+  return std::clamp<size_t>(4096 / static_cast<size_t>(std::max(cols, 1)), 1, kMaxRowBlock);
 }
 
 template <class In>
@@ -51,13 +64,15 @@ float to_float(In v) {
   }
 }
 
+// n rows of cols values as floats: the input itself, or converted in the row buffer.
 template <class In>
-const float* row_as_float(const QuantKernels& k, const In* row, int cols) {
+const float* rows_as_float(const QuantKernels& k, const In* rows, size_t n, int cols) {
   if constexpr (std::is_same_v<In, float>) {
-    return row;
+    return rows;
   } else {
-    float* buffer = row_buffer(cols);
-    k.half_to_float(row, buffer, cols);
+    const size_t count = n * static_cast<size_t>(cols);
+    float* buffer = row_buffer(count);
+    k.half_to_float(rows, buffer, static_cast<int64_t>(count));
     return buffer;
   }
 }
@@ -88,7 +103,7 @@ void dequantize_row(const QuantKernels& k, const uint8_t* codes, int cols, int b
   if constexpr (std::is_same_v<Out, float>) {
     k.rowwise_dequantize(codes, cols, bit_rate, scale, bias, out);
   } else {
-    float* buffer = row_buffer(cols);
+    float* buffer = row_buffer(static_cast<size_t>(cols));
     k.rowwise_dequantize(codes, cols, bit_rate, scale, bias, buffer);
     if constexpr (std::is_same_v<Out, bfloat16>) {
       k.float_to_bfloat16(buffer, out, cols);
@@ -124,22 +139,21 @@ void to_nbit(const QuantKernels& k, int bit_rate, const In* input, size_t rows, 
   check_bit_rate(kWhere, bit_rate);
   check_shape(kWhere, rows, cols, input, "input", output, "output");
   const int bytes = code_bytes(cols, bit_rate);
-  const auto levels = static_cast<float>((1 << bit_rate) - 1);
-  for (size_t r = 0; r < rows; ++r) {
-    const float* row = row_as_float(k, input + r * static_cast<size_t>(cols), cols);
-    const auto [lo, hi] = row_range(k, kWhere, row, cols, rowwise_min_max, r);
-    const float16 bias_h = cpu_float2half_rn(lo);
-    const float bias = cpu_half2float(bias_h);
-    const float range = hi - bias;
-    float scale = cpu_half2float(cpu_float2half_rn(range == 0.0f ? 1.0f : range / levels));
-    if (scale == 0.0f) scale = 1.0f;
-    float inv_scale = 1.0f / scale;
-    if (std::isinf(inv_scale)) scale = inv_scale = 1.0f;
-    const float16 scale_h = cpu_float2half_rn(scale);
-    uint8_t* out = output + r * static_cast<size_t>(bytes + 2 * sizeof(float16));
-    k.rowwise_quantize(row, cols, bit_rate, bias, inv_scale, out);
-    std::memcpy(out + bytes, &scale_h, sizeof(scale_h));
-    std::memcpy(out + bytes + sizeof(scale_h), &bias_h, sizeof(bias_h));
+  const auto width = static_cast<size_t>(cols);
+  const size_t block = rows_per_block(cols);
+  for (size_t r0 = 0; r0 < rows; r0 += block) {
+    const size_t n = std::min(block, rows - r0);
+    const float* x = rows_as_float(k, input + r0 * width, n, cols);
+    float lo[kMaxRowBlock] = {}, hi[kMaxRowBlock] = {};
+    for (size_t i = 0; i < n; ++i)
+      std::tie(lo[i], hi[i]) = row_range(k, kWhere, x + i * width, cols, rowwise_min_max, r0 + i);
+    detail::NBitBlockParams p;
+    k.nbit_block_params(lo, hi, bit_rate, &p);
+    for (size_t i = 0; i < n; ++i) {
+      uint8_t* out = output + (r0 + i) * static_cast<size_t>(bytes + 2 * sizeof(float16));
+      k.rowwise_quantize(x + i * width, cols, bit_rate, p.bias[i], p.inv_scale[i], out);
+      std::memcpy(out + bytes, &p.scale_bias[i], sizeof(p.scale_bias[i]));
+    }
   }
 }
 
@@ -179,16 +193,27 @@ void to_8bit(const QuantKernels& k, const In* input, size_t rows, int cols, uint
              const In* rowwise_min_max) {
   constexpr const char* kWhere = "FloatOrHalfToFused8BitRowwiseQuantizedSBFloat";
   check_shape(kWhere, rows, cols, input, "input", output, "output");
-  for (size_t r = 0; r < rows; ++r) {
-    const float* row = row_as_float(k, input + r * static_cast<size_t>(cols), cols);
-    const auto [lo, hi] = row_range(k, kWhere, row, cols, rowwise_min_max, r);
-    const float range = hi - lo;
-    const float scale = range / 255.0f, bias = lo;
-    const float inv_scale = 255.0f / (range + 1e-8f);
-    uint8_t* out = output + r * (static_cast<size_t>(cols) + 2 * sizeof(float));
-    k.rowwise_quantize(row, cols, 8, bias, inv_scale, out);
-    std::memcpy(out + cols, &scale, sizeof(scale));
-    std::memcpy(out + cols + sizeof(scale), &bias, sizeof(bias));
+  const auto width = static_cast<size_t>(cols);
+  const size_t block = rows_per_block(cols);
+  for (size_t r0 = 0; r0 < rows; r0 += block) {
+    const size_t n = std::min(block, rows - r0);
+    const float* x = rows_as_float(k, input + r0 * width, n, cols);
+    float bias[kMaxRowBlock] = {}, hi[kMaxRowBlock] = {};
+    for (size_t i = 0; i < n; ++i)
+      std::tie(bias[i], hi[i]) = row_range(k, kWhere, x + i * width, cols, rowwise_min_max, r0 + i);
+    // A loop of its own over the whole block, so that it compiles to vector divisions.
+    float scale[kMaxRowBlock], inv_scale[kMaxRowBlock];
+    for (size_t i = 0; i < kMaxRowBlock; ++i) {
+      const float range = hi[i] - bias[i];
+      scale[i] = range / 255.0f;
+      inv_scale[i] = 255.0f / (range + 1e-8f);
+    }
+    for (size_t i = 0; i < n; ++i) {
+      uint8_t* out = output + (r0 + i) * (width + 2 * sizeof(float));
+      k.rowwise_quantize(x + i * width, cols, 8, bias[i], inv_scale[i], out);
+      std::memcpy(out + cols, &scale[i], sizeof(float));
+      std::memcpy(out + cols + sizeof(float), &bias[i], sizeof(float));
+    }
   }
 }
 

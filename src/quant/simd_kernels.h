@@ -212,7 +212,8 @@ void fused_quantize_dequantize(const float* src, float* dst, int64_t len, const 
 }
 
 // min(x, acc) keeps acc when x is NaN, so NaN never enters the accumulators; padding
-// is NaN for the same reason.
+// is NaN for the same reason. The prefetch also serves the row-wise quantizers, whose
+// rows are contiguous: their min / max pass is a row's first read.
 template <class V>
 void find_min_max(const float* src, int64_t len, float* min, float* max) {
   constexpr int W = V::W;
@@ -224,6 +225,7 @@ void find_min_max(const float* src, int64_t len, float* min, float* max) {
   }
   int64_t i = 0;
   for (; i + 4 * W <= len; i += 4 * W) {
+    prefetch_ahead(src + i, 4 * W * int{sizeof(float)});
     for (int k = 0; k < 4; ++k) {
       const typename V::F x = V::loadf(src + i + k * W);
       lo[k] = V::min(x, lo[k]);

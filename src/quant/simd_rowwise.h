@@ -13,68 +13,38 @@
 namespace quire::detail {
 namespace {
 
-// N bytes from / to the low end of an xmm.
-template <int N>
-__m128i load_bytes(const uint8_t* p) {
-  if constexpr (N == 16) {
-    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  } else if constexpr (N == 8) {
-    return _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
-  } else {
-    uint32_t v = 0;
-    std::memcpy(&v, p, N);
-    return _mm_cvtsi32_si128(static_cast<int>(v));
-  }
-}
-
-template <int N>
-void store_bytes(uint8_t* p, __m128i v) {
-  if constexpr (N == 16) {
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v);
-  } else if constexpr (N == 8) {
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(p), v);
-  } else {
-    const auto bits = static_cast<uint32_t>(_mm_cvtsi128_si32(v));
-    std::memcpy(p, &bits, N);
-  }
-}
-
-// Packs codes (one per byte, < 2^B) into B-bit fields, element k at bit (k % per_byte) * B:
-// vpmaddubsw weights adjacent bytes by 1 and 2^B; for B = 2 vpmaddwd then weights
-// adjacent pairs by 1 and 2^4.
-template <int B>
-__m128i pack_codes(__m128i bytes) {
-  if constexpr (B == 8) {
-    return bytes;
-  } else if constexpr (B == 4) {
-    const __m128i pairs = _mm_maddubs_epi16(bytes, _mm_set1_epi16(0x1001));
-    return _mm_packus_epi16(pairs, pairs);
-  } else {
-    const __m128i pairs = _mm_maddubs_epi16(bytes, _mm_set1_epi16(0x0401));
-    const __m128i quads = _mm_madd_epi16(pairs, _mm_set1_epi32(0x00100001));
-    const __m128i words = _mm_packs_epi32(quads, quads);
-    return _mm_packus_epi16(words, words);
-  }
-}
-
-// q = clamp(nearbyint((x - bias) * inv_scale), 0, 2^B - 1), NaN -> 0 (max(NaN, 0) = 0);
-// the padding of a partial vector is NaN, so unused fields of the last byte are 0.
+// q = clamp(nearbyint((x - bias) * inv_scale), 0, 2^B - 1), NaN -> 0, as
+// cvt(min(max(t, 0), 2^B - 1)): max(NaN, 0) = 0, and with integer bounds rounding after
+// the clamp gives the integer rounding before it gives. Four vectors per step: their
+// codes become 4 W bytes in one pack tree, then B-bit fields, element k at bit
+// (k % per_byte) * B, through vpmaddubsw (adjacent bytes weighted 1 and 2^B) and, for
+// B = 2, vpmaddwd (adjacent pairs weighted 1 and 2^4). The row's last partial step runs
+// on a copy padded with NaN, so unused fields of the last byte are 0.
 template <class V, int B>
 void rowwise_quantize_bits(const float* in, int cols, float bias, float inv_scale, uint8_t* out) {
-  constexpr int W = V::W, per_byte = 8 / B, out_bytes = W / per_byte;
+  constexpr int W = V::W, per_byte = 8 / B, step = 4 * W;
   const typename V::F b = V::set1f(bias), inv = V::set1f(inv_scale), zero = V::set1f(0.0f);
   const typename V::F top = V::set1f(static_cast<float>((1 << B) - 1));
+  auto codes = [&](const float* x) QUIRE_ALWAYS_INLINE {
+    return V::cvtfi(V::min(V::max(V::mul(V::sub(V::loadf(x), b), inv), zero), top));
+  };
   auto body = [&](const float* x, uint8_t* o) QUIRE_ALWAYS_INLINE {
-    const typename V::F r = V::round(V::mul(V::sub(V::loadf(x), b), inv));
-    const typename V::I q = V::cvtfi(V::min(V::max(r, zero), top));
-    store_bytes<out_bytes>(o, pack_codes<B>(V::to_bytes(q)));
+    const typename V::I bytes = V::pack_bytes(codes(x), codes(x + W), codes(x + 2 * W),
+                                              codes(x + 3 * W));
+    if constexpr (B == 8) {
+      V::store_raw(o, bytes);
+    } else if constexpr (B == 4) {
+      V::store_words_as_bytes(o, V::maddubs(bytes, V::set1i(0x10011001)));
+    } else {
+      V::store(o, V::madd16(V::maddubs(bytes, V::set1i(0x04010401)), V::set1i(0x00100001)));
+    }
   };
   int j = 0;
-  for (; j + W <= cols; j += W) body(in + j, out + j / per_byte);
+  for (; j + step <= cols; j += step) body(in + j, out + j / per_byte);
   if (j < cols) {
     const int n = cols - j;
-    float x[W];
-    uint8_t o[16];
+    float x[step];
+    uint8_t o[step / per_byte];
     for (float& v : x) v = std::numeric_limits<float>::quiet_NaN();
     std::memcpy(x, in + j, static_cast<size_t>(n) * sizeof(float));
     body(x, o);
@@ -92,35 +62,57 @@ void rowwise_quantize(const float* in, int cols, int bit_rate, float bias, float
   }
 }
 
-// x = fma(q, scale, bias). Codes are spread to one byte per lane with pshufb (lane k takes
-// byte k / per_byte), widened, shifted right by (k % per_byte) * B and masked.
+// The codes of 32 elements at B = 4 (16 bytes) or B = 2 (8 bytes) as one byte each, in
+// element order: elements 0-15 in e0, 16-31 in e1. Each field is shifted down and masked
+// over the whole register, then the fields are interleaved back into element order.
+template <int B>
+void spread_codes(const uint8_t* c, __m128i& e0, __m128i& e1) {
+  const __m128i m = _mm_set1_epi8((1 << B) - 1);
+  if constexpr (B == 4) {
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c));
+    const __m128i lo = _mm_and_si128(b, m), hi = _mm_and_si128(_mm_srli_epi16(b, 4), m);
+    e0 = _mm_unpacklo_epi8(lo, hi);
+    e1 = _mm_unpackhi_epi8(lo, hi);
+  } else {
+    const __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(c));
+    const __m128i f0 = _mm_and_si128(b, m), f1 = _mm_and_si128(_mm_srli_epi16(b, 2), m);
+    const __m128i f2 = _mm_and_si128(_mm_srli_epi16(b, 4), m);
+    const __m128i f3 = _mm_and_si128(_mm_srli_epi16(b, 6), m);
+    const __m128i f01 = _mm_unpacklo_epi8(f0, f1), f23 = _mm_unpacklo_epi8(f2, f3);
+    e0 = _mm_unpacklo_epi16(f01, f23);
+    e1 = _mm_unpackhi_epi16(f01, f23);
+  }
+}
+
+// x = fma(q, scale, bias), 32 elements per step (at B = 2 and 4 through spread_codes,
+// whose bytes are widened W at a time); the source is prefetched. A partial last step runs on
+// copies: zero codes in, the first elements out.
 template <class V, int B>
 void rowwise_dequantize_bits(const uint8_t* in, int cols, float scale, float bias, float* out) {
-  constexpr int W = V::W, per_byte = 8 / B, in_bytes = W / per_byte;
-  alignas(16) int8_t spread[16];
-  alignas(64) int32_t shift[W];
-  for (int k = 0; k < 16; ++k) spread[k] = static_cast<int8_t>(k / per_byte);
-  for (int k = 0; k < W; ++k) shift[k] = (k % per_byte) * B;
-  const __m128i spread_v = _mm_load_si128(reinterpret_cast<const __m128i*>(spread));
-  const typename V::I shift_v = V::lane_pattern(shift), mask = V::set1i((1 << B) - 1);
+  constexpr int W = V::W, per_byte = 8 / B, step = 32, step_bytes = step / per_byte;
   const typename V::F s = V::set1f(scale), b = V::set1f(bias);
-  auto body = [&](const uint8_t* c, float* o) QUIRE_ALWAYS_INLINE {
-    typename V::I q;
-    if constexpr (B == 8) {
-      q = V::from_bytes(load_bytes<in_bytes>(c));
-    } else {
-      q = V::andi(
-          V::srlv(V::from_bytes(_mm_shuffle_epi8(load_bytes<in_bytes>(c), spread_v)), shift_v),
-          mask);
+  auto widen = [&](__m128i e, float* o) QUIRE_ALWAYS_INLINE {
+    for (int k = 0; k < 16; k += W) {
+      V::storef(o + k, V::fmadd(V::cvtif(V::from_bytes(e)), s, b));
+      e = _mm_unpackhi_epi64(e, e);
     }
-    V::storef(o, V::fmadd(V::cvtif(q), s, b));
+  };
+  auto body = [&](const uint8_t* c, float* o) QUIRE_ALWAYS_INLINE {
+    if constexpr (B == 8) {
+      for (int k = 0; k < step; k += W) V::storef(o + k, V::fmadd(V::cvtif(V::load(c + k)), s, b));
+    } else {
+      __m128i e0, e1;
+      spread_codes<B>(c, e0, e1);
+      widen(e0, o);
+      widen(e1, o + 16);
+    }
   };
   int j = 0;
-  for (; j + W <= cols; j += W) body(in + j / per_byte, out + j);
+  for (; j + step <= cols; j += step) body(in + j / per_byte, out + j);
   if (j < cols) {
     const int n = cols - j;
-    uint8_t c[16] = {};
-    float o[W];
+    uint8_t c[step_bytes] = {};
+    float o[step];
     std::memcpy(c, in + j / per_byte, static_cast<size_t>((n + per_byte - 1) / per_byte));
     body(c, o);
     std::memcpy(out + j, o, static_cast<size_t>(n) * sizeof(float));
@@ -135,6 +127,34 @@ void rowwise_dequantize(const uint8_t* in, int cols, int bit_rate, float scale, 
     case 4: return rowwise_dequantize_bits<V, 4>(in, cols, scale, bias, out);
     default: return rowwise_dequantize_bits<V, 8>(in, cols, scale, bias, out);
   }
+}
+
+// nbit_row_params with row i in lane i of a ymm (both vector tables have AVX2 and F16C):
+// the same operations, the conditions as blends. A zero scale needs no blend of its own:
+// 1 / +-0 is infinite, and the infinite case sets scale and inv_scale to 1 as well.
+void nbit_block_params_f16c(const float* lo, const float* hi, int bit_rate, NBitBlockParams* p) {
+  static_assert(kRowBlock == 8);
+  constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT;
+  const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
+  const __m256 levels = _mm256_set1_ps(static_cast<float>((1 << bit_rate) - 1));
+  const __m128i bias_h = _mm256_cvtps_ph(_mm256_loadu_ps(lo), kNearest);
+  const __m256 bias = _mm256_cvtph_ps(bias_h);
+  const __m256 range = _mm256_sub_ps(_mm256_loadu_ps(hi), bias);
+  __m256 scale = _mm256_blendv_ps(_mm256_div_ps(range, levels), one,
+                                  _mm256_cmp_ps(range, zero, _CMP_EQ_OQ));
+  scale = _mm256_cvtph_ps(_mm256_cvtps_ph(scale, kNearest));
+  __m256 inv_scale = _mm256_div_ps(one, scale);
+  const __m256 abs_inv = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), inv_scale);
+  const __m256 inf = _mm256_cmp_ps(abs_inv, _mm256_set1_ps(std::numeric_limits<float>::infinity()),
+                                   _CMP_EQ_OQ);
+  scale = _mm256_blendv_ps(scale, one, inf);
+  inv_scale = _mm256_blendv_ps(inv_scale, one, inf);
+  const __m128i scale_h = _mm256_cvtps_ph(scale, kNearest);
+  _mm256_storeu_ps(p->bias, bias);
+  _mm256_storeu_ps(p->inv_scale, inv_scale);
+  auto* sb = reinterpret_cast<__m128i*>(p->scale_bias);
+  _mm_storeu_si128(sb, _mm_unpacklo_epi16(scale_h, bias_h));
+  _mm_storeu_si128(sb + 1, _mm_unpackhi_epi16(scale_h, bias_h));
 }
 
 template <class V>
@@ -190,6 +210,7 @@ constexpr QuantKernels make_quant_kernels() {
       requantize_fixed<V, uint16_t>,
       requantize_fixed<V, int16_t>,
       requantize_fixed<V, int32_t>,
+      nbit_block_params_f16c,
       rowwise_quantize<V>,
       rowwise_dequantize<V>,
       float_to_half<V>,

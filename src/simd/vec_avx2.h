@@ -94,6 +94,9 @@ struct Avx2 {
   // The same for bytes: the low (high) eight of each 128-bit lane of a and b alternating.
   static I unpacklo8(I a, I b) { return _mm256_unpacklo_epi8(a, b); }
   static I unpackhi8(I a, I b) { return _mm256_unpackhi_epi8(a, b); }
+  // vpmaddubsw: per 16-bit lane, unsigned byte times signed byte of a and b, the two
+  // products of the lane added (saturated to int16).
+  static I maddubs(I a, I b) { return _mm256_maddubs_epi16(a, b); }
   template <int N>
   static I srli16(I v) {
     return _mm256_srli_epi16(v, N);
@@ -123,6 +126,19 @@ struct Avx2 {
   static void store(uint16_t* p, I v) { _mm_storeu_si128(p128(p), _mm_packus_epi32(lo(v), hi(v))); }
   static void store(int16_t* p, I v) { _mm_storeu_si128(p128(p), _mm_packs_epi32(lo(v), hi(v))); }
   static void store(int32_t* p, I v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v); }
+  // The int32 lanes of a, b, c, d saturated to [0, 255], as 4 W bytes in element order.
+  static I pack_bytes(I a, I b, I c, I d) {
+    const __m256i bytes =
+        _mm256_packus_epi16(_mm256_packs_epi32(a, b), _mm256_packs_epi32(c, d));
+    // Per 128-bit lane the dwords are a0-3 b0-3 c0-3 d0-3 | a4-7 b4-7 c4-7 d4-7.
+    return _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+  }
+  // The 4 W bytes of v at p.
+  static void store_raw(void* p, I v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v); }
+  // The 2 W 16-bit lanes of v, each in [0, 255], as 2 W bytes.
+  static void store_words_as_bytes(uint8_t* p, I v) {
+    _mm_storeu_si128(p128(p), _mm_packus_epi16(lo(v), hi(v)));
+  }
   // Four vectors to 4 W consecutive elements: bytes through one vpackssdw / vpack*swb
   // tree and a lane fix-up instead of four narrowing chains.
   template <class T>

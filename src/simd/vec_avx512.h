@@ -82,6 +82,9 @@ struct Avx512 {
   // The same for bytes: the low (high) eight of each 128-bit lane of a and b alternating.
   static I unpacklo8(I a, I b) { return _mm512_unpacklo_epi8(a, b); }
   static I unpackhi8(I a, I b) { return _mm512_unpackhi_epi8(a, b); }
+  // vpmaddubsw: per 16-bit lane, unsigned byte times signed byte of a and b, the two
+  // products of the lane added (saturated to int16).
+  static I maddubs(I a, I b) { return _mm512_maddubs_epi16(a, b); }
   template <int N>
   static I srli16(I v) {
     return _mm512_srli_epi16(v, N);
@@ -106,6 +109,20 @@ struct Avx512 {
   static void store(uint16_t* p, I v) { _mm256_storeu_si256(p256(p), _mm512_cvtepi32_epi16(v)); }
   static void store(int16_t* p, I v) { _mm256_storeu_si256(p256(p), _mm512_cvtepi32_epi16(v)); }
   static void store(int32_t* p, I v) { _mm512_storeu_si512(p, v); }
+  // The int32 lanes of a, b, c, d saturated to [0, 255], as 4 W bytes in element order.
+  static I pack_bytes(I a, I b, I c, I d) {
+    const __m512i bytes =
+        _mm512_packus_epi16(_mm512_packs_epi32(a, b), _mm512_packs_epi32(c, d));
+    // 128-bit lane k holds a, b, c, d's elements 4k..4k+3 in its dwords 0, 1, 2, 3.
+    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    return _mm512_permutexvar_epi32(order, bytes);
+  }
+  // The 4 W bytes of v at p.
+  static void store_raw(void* p, I v) { _mm512_storeu_si512(p, v); }
+  // The 2 W 16-bit lanes of v, each in [0, 255], as 2 W bytes.
+  static void store_words_as_bytes(uint8_t* p, I v) {
+    _mm256_storeu_si256(p256(p), _mm512_cvtepi16_epi8(v));
+  }
   // Four vectors to 4 W consecutive elements (vpmovdb/vpmovdw are cheap here).
   template <class T>
   static void store4(T* p, I a, I b, I c, I d) {
