@@ -114,8 +114,7 @@ class KernelSet {
   // columns wide: with 1-3 rows in the pair-safe form or under saturating acc16 (one call
   // per panel left its fold and store to 64 steps: 1 x 1024 x 256 at 138 GOPS, against
   // 189 spanning 4 panels on avx2, Zen 4), as many as fit the registers (up to 4; each row takes
-  // one accumulator per vector, plus A, product and ones; B is read from memory; corrected
-  // panels too, their corrections added after the call), so each
+  // one accumulator per vector, plus A, product and ones; B is read from memory), so each
   // A broadcast and loop step covers 2-4 panels' columns and one call walks them all;
   // otherwise 1 (the call's mr x nr tile). avx2 (16 columns): 1 row 4 panels, 2 rows 3,
   // 3 rows 2. The same for one row in avx2's sx_b form (one accumulator per 4 columns,
@@ -124,7 +123,7 @@ class KernelSet {
   int panels(int rows, int width, KernelForm form) const {
     if (width % lanes_ != 0) return 1;
     int per_panel = 0;  // accumulators per panel
-    if ((((form == KernelForm::pair_safe || form == KernelForm::corrected) && has_pair_safe()) ||
+    if (((form == KernelForm::pair_safe && has_pair_safe()) ||
          (form == KernelForm::exact && saturating_)) && rows <= 3)
       per_panel = rows * (width / lanes_);
     if (form == KernelForm::wide && sx_b_ && rows == 1) per_panel = width / 4;
