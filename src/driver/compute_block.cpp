@@ -148,12 +148,6 @@ void compute_block(KernelSet& kernels, const BlockCall& call) {
   // store int32 and are requantized by one epilogue call after the loop.
   const bool tile_epilogue = requantize != nullptr && (!kernels.has_output_stage() || mc < mr);
   const TileRequantize* staged = tile_epilogue ? nullptr : requantize;
-  // Blocks of 1-5 rows store int32 in C (the tile epilogue requantizes them after the
-  // loop), so a corrected slice's correction is added after its kernels, reading A in
-  // place; from kCorrectedMinRows rows it goes into C before them, from pair-major A.
-  // (Every path with pair-safe kernels has tiles of at least that many rows: a staged
-  // short block would run exact.)
-  const bool correct_after = mc < kCorrectedMinRows;
   const ABlock block{call.a, call.lda, call.wide};
   // Panels certified for this A block (panel_form) run the path's pair-safe kernels where
   // it has them; panels with few unsafe pairs in the K block run them corrected; every
@@ -164,18 +158,10 @@ void compute_block(KernelSet& kernels, const BlockCall& call) {
   const auto form_of = [&](int panel, const PairEntry*& first, const PairEntry*& last) {
     if (pair_limits == nullptr) return exact_form;
     const bool pays = call.pair_index != nullptr && call.a_max > pair_limits[panel] &&
-                      (!correct_after || staged == nullptr) &&
                       call.pair_index->range(call.first_panel + panel, pair0, pair1, first, last) &&
                       correction_pays(last - first, pair1 - pair0,
                                       std::min(width, b.n - panel * width), mc);
     return panel_form(pair_limits[panel], call.a_max, exact_form, pays);
-  };
-  // The correction of a corrected panel's columns [col, col + cols) (offset `offset` in
-  // the panel), added after its kernels ran.
-  const auto correct_in_place = [&](int col, int offset, int cols, const PairEntry* first,
-                                    const PairEntry* last) {
-    kernels.pair_correction()->correct_in_place(call.a, call.lda, mc, call.kc, pair0, first, last,
-                                                offset, cols, c + (col - n0), ldc);
   };
   // jr: column slices of at most the kernel's NR that never straddle a B panel.
   for (int col = n0; col < n0 + nc;) {
@@ -190,10 +176,9 @@ void compute_block(KernelSet& kernels, const BlockCall& call) {
     const int span = kernels.panels(mc, width, form);
     if (span > 1 && offset == 0 && mc < mr && kernels.nr() >= width) {
       int end = col + nr, spanned = 1;
-      const PairEntry* firsts[4] = {first};  // each spanned panel's entries (corrected)
-      const PairEntry* lasts[4] = {last};
+      const PairEntry *first_next = nullptr, *last_next = nullptr;
       for (; spanned < span && end < n0 + nc &&
-             form_of(end / width, firsts[spanned], lasts[spanned]) == form;
+             form_of(end / width, first_next, last_next) == form;
            ++spanned)
         end = std::min(end + width, n0 + nc);
       const jit::KernelSpec spec = kernels.spec(mc, end - col, form, false, false, {},
@@ -208,18 +193,13 @@ void compute_block(KernelSet& kernels, const BlockCall& call) {
         args.m_panels = 1;
         args.mr = mc;
         fn(&args);
-        if (form == KernelForm::corrected)
-          for (int p = 0; p < spanned; ++p) {
-            const int at = col + p * width;
-            correct_in_place(at, 0, std::min(width, end - at), firsts[p], lasts[p]);
-          }
         col = end;
         continue;
       }
     }
     // Corrected: the unsafe pairs' correction goes into C first (stored on the first K
     // block), and the kernels add to it, their output stage applied as usual.
-    if (form == KernelForm::corrected && !correct_after) {
+    if (form == KernelForm::corrected) {
       PairMajorBlock& pairs = *call.pair_major;
       kernels.pair_correction()->correct(pairs.get(), pairs.ld(), mc, pair0, first, last, offset,
                                          nr, c + (col - n0), ldc, call.accumulate, pairs.tile(nr));
@@ -260,7 +240,6 @@ void compute_block(KernelSet& kernels, const BlockCall& call) {
                          rest, false, nullptr);
       }
     }
-    if (form == KernelForm::corrected && correct_after) correct_in_place(col, offset, nr, first, last);
     col += nr;
   }
   if (tile_epilogue) run_epilogue(*requantize);

@@ -29,22 +29,10 @@ using PairCorrectFn = void (*)(const int32_t* a_pairs, int64_t ld_a, int rows, i
                                int cols, int32_t* c, int64_t ldc, bool accumulate,
                                int32_t* tile);
 
-// For blocks too short for the pair-major pass (under kCorrectedMinRows rows, whose
-// kernels store int32 in C): adds to C, after the kernels, the correction of the
-// entries [first, last) whose column is in [col0, col0 + cols), reading each pair of
-// every row of the A block in place (pair t at bytes 2(t - pair0), 2(t - pair0) + 1 of
-// the row; bytes at or past kc read as 0). W entries at a time (a gather of their pairs,
-// vpmaddwd, s - clamp(s)); only lanes whose pair saturated, rare for real activations,
-// touch C.
-using PairCorrectInPlaceFn = void (*)(const uint8_t* a, int64_t lda, int rows, int kc,
-                                      int pair0, const PairEntry* first, const PairEntry* last,
-                                      int col0, int cols, int32_t* c, int64_t ldc);
-
 struct PairCorrectionKernels {
   int lanes;  // ld_a is a multiple of it
   PairMajorFn pair_major;
   PairCorrectFn correct;
-  PairCorrectInPlaceFn correct_in_place;
 };
 extern const PairCorrectionKernels kPairCorrectionAvx2;
 extern const PairCorrectionKernels kPairCorrectionAvx512;

@@ -1,7 +1,6 @@
 // The pair correction (driver/pair_correction.h) over the vector vocabulary V.
 #pragma once
 
-#include <algorithm>
 #include <cstring>
 
 #include "driver/pair_correction.h"
@@ -79,51 +78,11 @@ struct PairCorrection {
         row[j] = (accumulate ? row[j] : 0) + tile[j * ld_a + r];
     }
   }
-
-  static void correct_in_place(const uint8_t* a, int64_t lda, int rows, int kc, int pair0,
-                               const PairEntry* first, const PairEntry* last, int col0,
-                               int cols, int32_t* c, int64_t ldc) {
-    // Entries whose 4-byte read of their pair would pass the row's kc bytes (the last
-    // pair or two; entries are sorted by pair) take the scalar loop.
-    const int gathered_pairs = (kc - 2) / 2;  // q < this: 2q + 4 <= kc
-    const PairEntry* mid = std::lower_bound(
-        first, last, pair0 + gathered_pairs, [](const PairEntry& e, int t) { return e.pair < t; });
-    const I lo = V::set1i(-32768), hi = V::set1i(32767);
-    const PairEntry* e = first;
-    for (; mid - e >= W; e += W) {
-      I pair_col, b;
-      V::deinterleave32(reinterpret_cast<const int32_t*>(e), pair_col, b);
-      const I offsets = V::template slli<1>(V::subi(V::andi(pair_col, V::set1i(0xFFFF)), V::set1i(pair0)));
-      for (int r = 0; r < rows; ++r) {
-        const I s = V::madd16(spread(V::gather_bytes4(a + r * lda, offsets)), b);
-        const I lost = V::subi(s, V::maxi(V::mini(s, hi), lo));
-        if (!V::any_nonzero(lost)) continue;
-        alignas(64) int32_t lanes[W];
-        V::store_aligned(lanes, lost);
-        for (int i = 0; i < W; ++i) add_lost(e[i], lanes[i], col0, cols, c + r * ldc);
-      }
-    }
-    for (; e != last; ++e) {
-      const int q = e->pair - pair0;
-      const int b0 = static_cast<int16_t>(e->b01 & 0xFFFF), b1 = e->b01 >> 16;
-      for (int r = 0; r < rows; ++r) {
-        const uint8_t* p = a + r * lda + 2 * q;
-        const int32_t s = p[0] * b0 + (2 * q + 1 < kc ? p[1] * b1 : 0);
-        add_lost(*e, s - std::clamp(s, -32768, 32767), col0, cols, c + r * ldc);
-      }
-    }
-  }
-
-  static void add_lost(const PairEntry& e, int32_t lost, int col0, int cols, int32_t* c_row) {
-    const int j = e.col - col0;
-    if (lost != 0 && j >= 0 && j < cols) c_row[j] += lost;
-  }
 };
 
 template <typename V>
 constexpr PairCorrectionKernels make_pair_correction() {
-  return {V::W, &PairCorrection<V>::pair_major, &PairCorrection<V>::correct,
-          &PairCorrection<V>::correct_in_place};
+  return {V::W, &PairCorrection<V>::pair_major, &PairCorrection<V>::correct};
 }
 
 }  // namespace

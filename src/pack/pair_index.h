@@ -24,12 +24,11 @@ static_assert(sizeof(PairEntry) == 8);
 // block of `rows` rows and `block_cols` columns (a thread's share of N) than the exact
 // form's extra work (the break-even measured on avx2: docs/kernel-contract.md, "Unsafe
 // pairs as a sparse correction"):
-// - 1-5 rows: corrected in place after the kernels (PairCorrectInPlaceFn: a vpgatherdd
-//   of W entries' pairs per row, and a touch of C only for the lanes that saturated),
-//   up to 1/kInPlaceDensity of pairs x columns per row; the exact form there is bound
-//   by its sign extension of B, not by B's read, on AMD Zen 4 and 5 (M = 1 pair-safe
-//   1.4-1.7x faster). An earlier in-place form that added every lane into C cost ~5
-//   cycles per entry and row and lost (0.42-0.95x);
+// - never under 6 rows: 1 and 2 rows run the exact form's 2 x 16 tile, bound like the
+//   pair-safe kernels by B's read, so the correction is pure cost; a correction reading
+//   A in place per entry (no pair-major pass, no tile) costs ~5 cycles per entry and row
+//   on Zen 4 (a vpgatherdd per W entries, then an add per lane), over the 0.7-2.5 the
+//   exact form spends on 1-6 rows at 1.6-3.5% unsafe pairs;
 // - 6-9 rows: up to 1/50 of the pairs, on 4096 columns or more, where the pair-major
 //   pass is shared by enough panels (6 x 4096 x 1024 1.04-1.06x, 6 x 4096 x 2048
 //   1.16-1.3x; 6 x 2048 x 512 0.96-0.97x, 6 x 256 x 1024 0.91x, 6 x 256 x 2048 0.96x);
@@ -40,19 +39,17 @@ static_assert(sizeof(PairEntry) == 8);
 //   unsafe pairs, 20-102 rows: 0.97-1.05x). Packing keeps an index only for panels
 //   within the widest share.
 inline constexpr int kCorrectedMinRows = 6;
-inline constexpr int64_t kInPlaceDensity = 40;  // under kCorrectedMinRows: entries x rows
 inline constexpr int kCorrectedWideRows = 10;      // from here, any block_cols
 inline constexpr int64_t kCorrectedMinCols = 4096;  // under kCorrectedWideRows
 inline constexpr int64_t kCorrectedMinPairs = 256;
 // Whether a block of `rows` rows of a thread's `block_cols` columns can run corrected at
 // all (else the driver skips the index look-ups and the pair-major pass).
 inline bool block_may_correct(int rows, int64_t block_cols) {
-  return rows < kCorrectedMinRows || rows >= kCorrectedWideRows || block_cols >= kCorrectedMinCols;
+  return rows >= kCorrectedWideRows || (rows >= kCorrectedMinRows && block_cols >= kCorrectedMinCols);
 }
 // Whether a slice of such a block runs corrected.
 inline bool correction_pays(int64_t entries, int64_t pairs, int64_t cols, int rows = 1 << 30) {
-  if (pairs < kCorrectedMinPairs) return false;
-  if (rows < kCorrectedMinRows) return entries * kInPlaceDensity * rows <= pairs * cols;
+  if (rows < kCorrectedMinRows || pairs < kCorrectedMinPairs) return false;
   return entries * (rows < kCorrectedWideRows ? 50 : rows < 16 ? 64 : 40) <= pairs * cols;
 }
 

@@ -336,18 +336,6 @@ struct Avx2 {
   static I gather(const int32_t* a, I idx, const Lanes& l) {
     return _mm256_mask_i32gather_epi32(_mm256_setzero_si256(), a, idx, l.mask, 4);
   }
-  // Lane i = the 4 bytes at base + byte_offsets[i], at any alignment.
-  static I gather_bytes4(const uint8_t* base, I byte_offsets) {
-    return _mm256_i32gather_epi32(reinterpret_cast<const int*>(base), byte_offsets, 1);
-  }
-  // even lane i = p[2i], odd lane i = p[2i + 1]: the two fields of W 8-byte records.
-  static void deinterleave32(const int32_t* p, I& even, I& odd) {
-    const I order = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
-    const I x = permute(load_raw(p), order), y = permute(load_raw(p + W), order);
-    even = _mm256_permute2x128_si256(x, y, 0x20);
-    odd = _mm256_permute2x128_si256(x, y, 0x31);
-  }
-  static bool any_nonzero(I v) { return !_mm256_testz_si256(v, v); }
   // Lane i = v[idx[i]].
   static F permute(F v, I idx) { return _mm256_permutevar8x32_ps(v, idx); }
   static I permute(I v, I idx) { return _mm256_permutevar8x32_epi32(v, idx); }

@@ -302,19 +302,6 @@ struct Avx512 {
     return _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), l.mask, idx, a, 4);
   }
   // Lane i = v[idx[i]].
-  // Lane i = the 4 bytes at base + byte_offsets[i], at any alignment.
-  static I gather_bytes4(const uint8_t* base, I byte_offsets) {
-    return _mm512_i32gather_epi32(byte_offsets, base, 1);
-  }
-  // even lane i = p[2i], odd lane i = p[2i + 1]: the two fields of W 8-byte records.
-  static void deinterleave32(const int32_t* p, I& even, I& odd) {
-    const I x = load_raw(p), y = load_raw(p + W);
-    even = _mm512_permutex2var_epi32(
-        x, _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30), y);
-    odd = _mm512_permutex2var_epi32(
-        x, _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31), y);
-  }
-  static bool any_nonzero(I v) { return _mm512_test_epi32_mask(v, v) != 0; }
   static F permute(F v, I idx) { return _mm512_permutexvar_ps(idx, v); }
   static I permute(I v, I idx) { return _mm512_permutexvar_epi32(idx, v); }
   static F div(F a, F b) { return _mm512_div_ps(a, b); }
