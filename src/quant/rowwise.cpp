@@ -132,6 +132,24 @@ int code_bytes(int cols, int bit_rate) {
   return (cols + per_byte - 1) / per_byte;
 }
 
+// Runs body(r0, n, x, lo, hi) on the rows in blocks of rows_per_block: x the block's n
+// rows as float (cols apart), lo / hi each row's range (rowwise_min_max's, or the row's
+// own min and max), zero past n.
+template <class In, class Body>
+void for_row_blocks(const QuantKernels& k, const char* where, const In* input, size_t rows,
+                    int cols, const In* rowwise_min_max, Body&& body) {
+  const auto width = static_cast<size_t>(cols);
+  const size_t block = rows_per_block(cols);
+  for (size_t r0 = 0; r0 < rows; r0 += block) {
+    const size_t n = std::min(block, rows - r0);
+    const float* x = rows_as_float(k, input + r0 * width, n, cols);
+    float lo[kMaxRowBlock] = {}, hi[kMaxRowBlock] = {};
+    for (size_t i = 0; i < n; ++i)
+      std::tie(lo[i], hi[i]) = row_range(k, where, x + i * width, cols, rowwise_min_max, r0 + i);
+    body(r0, n, x, lo, hi);
+  }
+}
+
 template <class In>
 void to_nbit(const QuantKernels& k, int bit_rate, const In* input, size_t rows, int cols,
              uint8_t* output, const In* rowwise_min_max) {
@@ -140,21 +158,16 @@ void to_nbit(const QuantKernels& k, int bit_rate, const In* input, size_t rows, 
   check_shape(kWhere, rows, cols, input, "input", output, "output");
   const int bytes = code_bytes(cols, bit_rate);
   const auto width = static_cast<size_t>(cols);
-  const size_t block = rows_per_block(cols);
-  for (size_t r0 = 0; r0 < rows; r0 += block) {
-    const size_t n = std::min(block, rows - r0);
-    const float* x = rows_as_float(k, input + r0 * width, n, cols);
-    float lo[kMaxRowBlock] = {}, hi[kMaxRowBlock] = {};
-    for (size_t i = 0; i < n; ++i)
-      std::tie(lo[i], hi[i]) = row_range(k, kWhere, x + i * width, cols, rowwise_min_max, r0 + i);
-    detail::NBitBlockParams p;
-    k.nbit_block_params(lo, hi, bit_rate, &p);
-    for (size_t i = 0; i < n; ++i) {
-      uint8_t* out = output + (r0 + i) * static_cast<size_t>(bytes + 2 * sizeof(float16));
-      k.rowwise_quantize(x + i * width, cols, bit_rate, p.bias[i], p.inv_scale[i], out);
-      std::memcpy(out + bytes, &p.scale_bias[i], sizeof(p.scale_bias[i]));
-    }
-  }
+  for_row_blocks(k, kWhere, input, rows, cols, rowwise_min_max,
+                 [&](size_t r0, size_t n, const float* x, float* lo, float* hi) {
+                   detail::NBitBlockParams p;
+                   k.nbit_block_params(lo, hi, bit_rate, &p);
+                   for (size_t i = 0; i < n; ++i) {
+                     uint8_t* out = output + (r0 + i) * static_cast<size_t>(bytes + 2 * sizeof(float16));
+                     k.rowwise_quantize(x + i * width, cols, bit_rate, p.bias[i], p.inv_scale[i], out);
+                     std::memcpy(out + bytes, &p.scale_bias[i], sizeof(p.scale_bias[i]));
+                   }
+                 });
 }
 
 // Bytes of a fused row -> values per row; throws when the row cannot hold its scale and
@@ -194,27 +207,23 @@ void to_8bit(const QuantKernels& k, const In* input, size_t rows, int cols, uint
   constexpr const char* kWhere = "FloatOrHalfToFused8BitRowwiseQuantizedSBFloat";
   check_shape(kWhere, rows, cols, input, "input", output, "output");
   const auto width = static_cast<size_t>(cols);
-  const size_t block = rows_per_block(cols);
-  for (size_t r0 = 0; r0 < rows; r0 += block) {
-    const size_t n = std::min(block, rows - r0);
-    const float* x = rows_as_float(k, input + r0 * width, n, cols);
-    float bias[kMaxRowBlock] = {}, hi[kMaxRowBlock] = {};
-    for (size_t i = 0; i < n; ++i)
-      std::tie(bias[i], hi[i]) = row_range(k, kWhere, x + i * width, cols, rowwise_min_max, r0 + i);
-    // A loop of its own over the whole block, so that it compiles to vector divisions.
-    float scale[kMaxRowBlock], inv_scale[kMaxRowBlock];
-    for (size_t i = 0; i < kMaxRowBlock; ++i) {
-      const float range = hi[i] - bias[i];
-      scale[i] = range / 255.0f;
-      inv_scale[i] = 255.0f / (range + 1e-8f);
-    }
-    for (size_t i = 0; i < n; ++i) {
-      uint8_t* out = output + (r0 + i) * (width + 2 * sizeof(float));
-      k.rowwise_quantize(x + i * width, cols, 8, bias[i], inv_scale[i], out);
-      std::memcpy(out + cols, &scale[i], sizeof(float));
-      std::memcpy(out + cols + sizeof(float), &bias[i], sizeof(float));
-    }
-  }
+  for_row_blocks(k, kWhere, input, rows, cols, rowwise_min_max,
+                 [&](size_t r0, size_t n, const float* x, const float* bias, const float* hi) {
+                   // A loop of its own over the whole block, so that it compiles to vector
+                   // divisions.
+                   float scale[kMaxRowBlock], inv_scale[kMaxRowBlock];
+                   for (size_t i = 0; i < kMaxRowBlock; ++i) {
+                     const float range = hi[i] - bias[i];
+                     scale[i] = range / 255.0f;
+                     inv_scale[i] = 255.0f / (range + 1e-8f);
+                   }
+                   for (size_t i = 0; i < n; ++i) {
+                     uint8_t* out = output + (r0 + i) * (width + 2 * sizeof(float));
+                     k.rowwise_quantize(x + i * width, cols, 8, bias[i], inv_scale[i], out);
+                     std::memcpy(out + cols, &scale[i], sizeof(float));
+                     std::memcpy(out + cols + sizeof(float), &bias[i], sizeof(float));
+                   }
+                 });
 }
 
 // Scale and bias are two floats, or two halves when padding_float is false.
