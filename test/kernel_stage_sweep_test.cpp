@@ -15,6 +15,8 @@
 //     scalar and per lane, on a few tiles;
 //   - FloatOutput: ReQuantizeForFloat's stage (floats against ref::requantize_f32), the
 //     output in C itself on a quarter of the calls.
+//   - ColumnSlices: kernels walking 2-4 column slices (KernelSpec::column_slices), 1-2
+//     per B panel, every stage form, uint8 and float output;
 //   - Narrow: the narrow kernels (AVX-512 paths; exact, acc16, pair-safe), mr in [1, 12] x
 //     nr in [3, 8] x k x accumulate, uint8 and float output with the stage forms, zero
 //     points, ReLU and special multipliers cycled, C and the output contiguous (one store
@@ -213,6 +215,37 @@ TEST_P(KernelStageSweep, EveryStage) {
                 .Test();
             if (HasFailure()) return;
           }
+    }
+    report_skipped(form, skipped);
+  }
+}
+
+// Kernels walking column slices (KernelSpec::column_slices) with every stage: each slice
+// reads its own columns of the per-column operands and writes its own output columns
+// (uint8 and float, in place by turns), the row term restarting per slice.
+TEST_P(KernelStageSweep, ColumnSlices) {
+  const std::vector<StageForm> stages = stage_forms();
+  uint32_t seed = 300000;
+  for (const Form& form : forms()) {
+    const BlockingFactors& bf = blocking(form);
+    std::string skipped;
+    for (int mr : {1, bf.MR}) {
+      if (!staged(form, mr, bf.NR, skipped)) continue;
+      for (size_t i = 0; i < stages.size(); ++i)
+        for (bool to_float : {false, true}) {
+          const StageForm& stage = stages[i];
+          if (to_float && (stage.bias == BiasKind::int32 || stage.act_times_w_scale == StageOperand::lanes))
+            continue;
+          ++seed;
+          const int slices = 2 + int(seed % 3), per_panel = 1 + int(seed % 2);
+          KernelTester t = tester(form, mr, bf.NR, seed);
+          with_stage(t, stage).to_float(to_float).column_slices(slices, per_panel)
+              .k(17 + int(seed % 48)).accumulate(seed % 2).m_panels(1 + int(seed % 2))
+              .c_zero_point(kCZeroPoints[seed % 4]).relu(seed % 3 == 0)
+              .in_place(to_float && seed % 4 == 0).out_pad(int(seed % 4));
+          t.Test();
+          if (HasFailure()) return;
+        }
     }
     report_skipped(form, skipped);
   }

@@ -7,7 +7,8 @@
 //   x accumulate, with 1-3 row panels and varying A and C strides;
 //   the narrow kernels (AVX-512 paths) over mr in [1, 12] x nr in [3, 8] (on VNNI half of
 //   them also writing the rows' A sums);
-//   and the strides, slice offsets and panel widths of the contract on a few tiles.
+//   the strides, slice offsets and panel widths of the contract on a few tiles;
+//   and kernels walking 1-5 column slices in one call (KernelSpec::column_slices).
 // MR and NR are the path's default tile (its record's blocking; acc16's for acc16), which
 // is the largest the driver calls with default blocking.
 #include <gtest/gtest.h>
@@ -181,6 +182,42 @@ TEST_P(KernelSweep, TilesSpanningPanels) {
       }
   }
   EXPECT_GT(generated, 0) << "no tile spanning panels was generated";
+}
+
+// Column kernels walking several column slices in one call (KernelSpec::column_slices):
+// every form at the path's default tile and rows 1 and 2, nr one and two vectors (sx_b:
+// 8 and 16 columns), 1-5 slices with 1-3 per B panel (panels 96 bytes apart), so that B
+// moves within a panel and to the next one, and C and the rows' panels restart per slice.
+TEST_P(KernelSweep, ColumnSlices) {
+  if (traits().vector_bytes == 0) GTEST_SKIP() << traits().name << " has no JIT kernels";
+  const detail::IsaRecord& record = detail::isa_record(isa());
+  const int L = lanes();
+  uint32_t seed = 3000;
+  for (const Form& form : forms()) {
+    const BlockingFactors& bf = form.acc16 ? record.blocking_acc16 : record.blocking;
+    const int MR = form.max_mr > 0 ? form.max_mr : bf.MR;
+    for (int mr : {1, 2, MR})
+      for (int nr : form.sx_b ? std::vector<int>{8, 16} : std::vector<int>{L, 2 * L})
+        for (int slices : {1, 2, 3, 5})
+          for (int per_panel : {1, 2, 3})
+            for (int k : {3, 17, 64})
+              for (bool accumulate : {false, true}) {
+                if (per_panel > slices || (mr > 2 && nr > 8 && form.sx_b)) continue;
+                if (!form.sx_b && nr > bf.NR) continue;
+                ++seed;
+                KernelTester t;
+                t.isa(isa()).mr(mr).nr(nr).k(k).column_slices(slices, per_panel)
+                    .m_panels(1 + (mr + k) % 3).lda_pad((mr + k) % 5).ldc_pad(seed % 3)
+                    .accumulate(accumulate).acc16(form.acc16).pair_safe(form.pair_safe)
+                    .wide_a(form.wide_a).sx_b(form.sx_b).b_kind(b_for(form, int(seed))).seed(seed);
+                if (!t.Generates()) {
+                  ADD_FAILURE() << t.describe() << ": no column-slices kernel";
+                  return;
+                }
+                t.Test();
+                if (HasFailure()) return;
+              }
+  }
 }
 
 // The wide exact kernels (KernelSpec::wide_a) exist on the JIT paths without VNNI, and

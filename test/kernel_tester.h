@@ -106,6 +106,14 @@ class KernelTester {
   KernelTester& wide_a(bool v) { wide_a_ = v; return *this; }  // A widened (KernelSpec::wide_a)
   KernelTester& sx_b(bool v) { sx_b_ = v; return *this; }  // with wide_a: KernelSpec::sx_b
   KernelTester& panel_vectors(int v) { panel_vectors_ = v; return *this; }  // tiles spanning panels
+  // A kernel walking n column slices of nr columns (KernelSpec::column_slices), per_panel
+  // of them in each B panel of W = per_panel * nr columns: the call covers n * nr columns.
+  KernelTester& column_slices(int n, int per_panel = 1) {
+    column_slices_ = true;
+    slices_ = n;
+    slices_per_panel_ = per_panel;
+    return *this;
+  }
   KernelTester& b_kind(BKind v) { b_kind_ = v; b_kind_set_ = true; return *this; }
   KernelTester& seed(uint32_t v) { seed_ = v; return *this; }
 
@@ -132,6 +140,7 @@ class KernelTester {
     s << detail::traits(isa_).name << (narrow_ ? " narrow" : "") << (row_sums_ ? " row_sums" : "")
       << (acc16_ ? " acc16" : "") << (pair_safe_ ? " pair_safe" : "") << (wide_a_ ? " wide_a" : "") << (sx_b_ ? " sx_b" : "")
       << (panel_vectors_ > 0 ? " panel_vectors=" + std::to_string(panel_vectors_) : "")
+      << (column_slices_ ? " slices=" + std::to_string(slices_) + "/" + std::to_string(slices_per_panel_) : "")
       << " mr=" << mr_ << " nr=" << nr_ << " k=" << k_
       << " m_panels=" << m_panels_ << " lda_pad=" << lda_pad_ << " ldc_pad=" << ldc_pad_
       << " b_offset=" << b_offset_ << " W=" << width() << " accumulate=" << accumulate_
@@ -189,6 +198,10 @@ class KernelTester {
       ADD_FAILURE() << describe() << ": tiles spanning panels start at column 0 of W = pv * L";
       return;
     }
+    if (column_slices_ && (b_offset_ != 0 || panel_width_ != 0 || slices_ < 1 || slices_per_panel_ < 1)) {
+      ADD_FAILURE() << describe() << ": column slices start at column 0 of W = per_panel * nr";
+      return;
+    }
     if (width() < least_width()) {
       ADD_FAILURE() << describe() << ": the kernel reads " << least_width() << " panel columns";
       return;
@@ -206,8 +219,9 @@ class KernelTester {
     }
 
     std::mt19937 rng(seed_);
-    const int k4 = (k_ + 3) / 4, rows = m_panels_ * mr_, W = width();
-    const int64_t lda = 4 * k4 + lda_pad_, ldc = nr_ + ldc_pad_;
+    // cols: the call's columns (nr, or nr per slice); the kernel's tile is nr wide.
+    const int k4 = (k_ + 3) / 4, rows = m_panels_ * mr_, W = width(), cols = nr_ * slices();
+    const int64_t lda = 4 * k4 + lda_pad_, ldc = cols + ldc_pad_;
 
     // Logical A (rows x 4*k4, zero past k) and its buffer.
     std::vector<uint8_t> a_logical(size_t(rows) * 4 * k4, 0);
@@ -235,8 +249,8 @@ class KernelTester {
     }
 
     // Logical B (4*k4 x panels*W, zero past k in the slice's columns) packed into panels
-    // of W columns, panel_stride bytes apart (one panel unless panel_vectors).
-    const int panels = panel_vectors_ > 0 ? (nr_ + W - 1) / W : 1, BW = panels * W;
+    // of W columns, panel_stride bytes apart (one panel unless panel_vectors or slices).
+    const int panels = panel_vectors_ > 0 || column_slices_ ? (cols + W - 1) / W : 1, BW = panels * W;
     const int64_t panel_bytes = int64_t{k4} * 4 * W;
     const int64_t panel_stride = panel_bytes + (panels > 1 ? 96 : 0);
     const std::vector<int8_t> b_logical = draw_b(rng, k4, BW);
@@ -252,23 +266,23 @@ class KernelTester {
     // requantizing kernel gets any int32 (its sums wrap, as the stage's formula says).
     constexpr int kGuard = 16;
     constexpr int32_t kSentinel = 0x5a5a5a5a;
-    std::vector<int32_t> c(kGuard + size_t(rows - 1) * ldc + nr_ + kGuard, kSentinel);
+    std::vector<int32_t> c(kGuard + size_t(rows - 1) * ldc + cols + kGuard, kSentinel);
     std::uniform_int_distribution<int32_t> start(-1000000, 1000000), any(INT32_MIN, INT32_MAX);
     for (int i = 0; i < rows; ++i)
-      for (int j = 0; j < nr_; ++j) c[kGuard + i * ldc + j] = stage_.requantize ? any(rng) : start(rng);
+      for (int j = 0; j < cols; ++j) c[kGuard + i * ldc + j] = stage_.requantize ? any(rng) : start(rng);
     // The tile's int32 sums, A*B [+ C] modulo 2^32.
-    std::vector<int32_t> sums(size_t(rows) * nr_);
+    std::vector<int32_t> sums(size_t(rows) * cols);
     for (int i = 0; i < rows; ++i)
-      for (int j = 0; j < nr_; ++j) {
+      for (int j = 0; j < cols; ++j) {
         const int32_t dot = reference_dot(&a_logical[size_t(i) * 4 * k4], b_logical, BW, b_offset_ + j, k4);
         const uint32_t before = accumulate_ ? uint32_t(c[kGuard + i * ldc + j]) : 0;
-        sums[size_t(i) * nr_ + j] = int32_t(before + uint32_t(dot));
+        sums[size_t(i) * cols + j] = int32_t(before + uint32_t(dot));
       }
     // The int32 store writes the sums; a requantizing kernel only reads C.
     std::vector<int32_t> want = c;
     if (!stage_.requantize)
       for (int i = 0; i < rows; ++i)
-        for (int j = 0; j < nr_; ++j) want[kGuard + i * ldc + j] = sums[size_t(i) * nr_ + j];
+        for (int j = 0; j < cols; ++j) want[kGuard + i * ldc + j] = sums[size_t(i) * cols + j];
 
     // Each row's A sum over the K block, and the buffer a row_sums kernel writes them to.
     std::vector<int32_t> a_sums(size_t(rows), 0);
@@ -292,10 +306,12 @@ class KernelTester {
     args.accumulate = accumulate_;
     args.mr = mr_;
     args.nr = nr_;
+    args.n_slices = slices_;
+    args.slices_per_panel = slices_per_panel_;
 
     std::string stage_failure;
     if (stage_.requantize) {
-      StageCase stage_case(stage(), rows, nr_, in_place_ ? ldc_pad_ : out_pad_, c_zero_point_, relu_);
+      StageCase stage_case(stage(), rows, cols, in_place_ ? ldc_pad_ : out_pad_, c_zero_point_, relu_);
       stage_case.draw(rng, sums, mult_kind_, in_place_ ? &c : nullptr, row_sums_ ? &a_sums : nullptr);
       args.stage = &stage_case.args();
       if (in_place_) args.c = stage_case.in_place_c();  // C (above) then stays as it was
@@ -324,7 +340,7 @@ class KernelTester {
     if (rel < 0 || rel >= int64_t(c.size()) - 2 * kGuard) {
       where << "a guard element " << (rel < 0 ? rel : rel - (int64_t(c.size()) - 2 * kGuard))
             << (rel < 0 ? " before C" : " after C's last element");
-    } else if (rel % ldc >= nr_) {
+    } else if (rel % ldc >= cols) {
       where << "row padding of C row " << rel / ldc << ", column " << rel % ldc;
     } else {
       where << "C[" << rel / ldc << "][" << rel % ldc << "]";
@@ -345,6 +361,7 @@ class KernelTester {
   }
   int width() const {
     if (panel_vectors_ > 0) return panel_vectors_ * detail::traits(isa_).int32_lanes();
+    if (column_slices_) return slices_per_panel_ * nr_;
     return panel_width_ > 0 ? panel_width_ : least_width();
   }
 
@@ -365,7 +382,8 @@ class KernelTester {
     return detail::isa_record(isa_).kernel(
         jit::KernelSpec{.isa = isa_, .mr = mr_, .nr = nr_, .narrow = narrow_, .acc16 = acc16_,
                         .pair_safe = pair_safe_, .stage = stage(), .row_sums = row_sums_,
-                        .wide_a = wide_a_, .sx_b = sx_b_, .panel_vectors = panel_vectors_});
+                        .wide_a = wide_a_, .sx_b = sx_b_, .panel_vectors = panel_vectors_,
+                        .column_slices = column_slices_});
   }
 
   // 4*k4 x W, row kk at kk*W; rows past k are zero in every column (packed padding).
@@ -412,6 +430,9 @@ class KernelTester {
   bool accumulate_ = false, narrow_ = false, acc16_ = false, pair_safe_ = false, row_sums_ = false,
        wide_a_ = false, sx_b_ = false;
   int panel_vectors_ = 0;
+  bool column_slices_ = false;
+  int slices_ = 1, slices_per_panel_ = 1;
+  int slices() const { return column_slices_ ? slices_ : 1; }
   BKind b_kind_ = BKind::full;
   bool b_kind_set_ = false;
   uint32_t seed_ = 1;

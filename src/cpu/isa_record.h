@@ -46,7 +46,10 @@ struct MicroKernelArgs {
   int32_t mr, nr;           // tile shape (read by the portable kernel; JIT kernels have it built in)
   const OutputStageArgs* stage;  // kernels generated with a requantizing OutputStage only
   int32_t* row_sums;        // narrow kernels generated with row_sums: each row's A sum, out
-  int64_t b_panel_stride;   // kernels spanning B panels (KernelSpec::panel_vectors): bytes between panels
+  int64_t b_panel_stride;   // kernels spanning B panels (KernelSpec::panel_vectors) or walking
+                            // column slices (column_slices): bytes between B panels
+  int64_t n_slices;         // column_slices kernels: slices of nr columns to walk (>= 1)
+  int64_t slices_per_panel; // column_slices kernels: slices in one B panel (panel width / nr)
 };
 using MicroKernelFn = void (*)(const MicroKernelArgs*);
 

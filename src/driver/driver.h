@@ -152,6 +152,9 @@ class KernelSet {
   // Whether the path's column kernels can end in an output stage (JIT paths; the portable
   // kernel stores int32 and the tile epilogue requantizes).
   bool has_output_stage() const { return jit_; }
+  // Whether the path's column kernels can walk several column slices in one call
+  // (jit::KernelSpec::column_slices; JIT paths).
+  bool has_column_slices() const { return jit_; }
 
  private:
   MicroKernelFn resolve(const jit::KernelSpec& spec, uint64_t key);  // through the record; remembered

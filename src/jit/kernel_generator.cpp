@@ -83,12 +83,14 @@ class KernelEmitter final : public TileLoopEmitter {
         stage_(a, s.stage,
                OutputStageEmitter::Layout{zmm_, s.mr, out_nv_, tail_, vec(map_.b(0)),
                                           vec(map_.b(0) + 1), mask_table_,
-                                          map_.style != DotStyle::acc16 && !s.sx_b}) {}
+                                          map_.style != DotStyle::acc16 && !s.sx_b, 1, {},
+                                          s.column_slices ? slice_slot(kSliceColumn) : -1}) {}
 
  private:
   x86::Vec vec(int i) const { return zmm_ ? x86::Vec(x86::zmm(i)) : x86::Vec(x86::ymm(i)); }
 
   int a_step_bytes() const override { return s_.wide_a ? 8 : 4; }
+  int slice_columns() const override { return s_.column_slices ? s_.nr : 0; }
 
   void zero_accumulators() override {
     if (stage_.starts_at_column_term()) {
@@ -323,6 +325,9 @@ bool registers_fit(const KernelSpec& s) {
   if (detail::traits(s.isa).vector_bytes == 0) return false;  // portable: no JIT kernels
   if (s.mr < 1 || s.nr < 1 || s.mr > 12) return false;  // 12: four A row cursors (tile_loop_emitter.h)
   if (s.row_sums) return false;  // narrow kernels only
+  // Column slices: column kernels of whole vectors in one panel (no tail mask to move).
+  if (s.column_slices && (s.narrow || s.panel_vectors > 0 || s.nr % int32_lanes(s.isa) != 0))
+    return false;
   const detail::IsaTraits& t = detail::traits(s.isa);
   if (s.acc16 && !t.acc16_saturates) return false;  // acc16 runs exact there
   if (s.pair_safe && (s.acc16 || t.vnni)) return false;  // it replaces the exact split
@@ -371,6 +376,7 @@ std::string kernel_name(const KernelSpec& s) {
          (s.narrow ? "_narrow" : "") + (s.pair_safe ? "_pairsafe" : "") +
          (s.wide_a ? "_widea" : "") + (s.sx_b ? "_sxb" : "") +
          (s.panel_vectors > 0 ? "_pv" + std::to_string(s.panel_vectors) : "") +
+         (s.column_slices ? "_slices" : "") +
          (s.row_sums ? "_rowsums" : "") + stage_name(s.stage);
 }
 

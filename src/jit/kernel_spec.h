@@ -41,13 +41,21 @@ struct KernelSpec {
   // sx_b tiles of 1 row, each B group sign-extended just before its use. 0: the tile
   // lies in one panel.
   int panel_vectors = 0;
+  // Column kernels that walk args->n_slices column slices of nr columns each (nr a
+  // multiple of the vector width) in one call, every slice the whole tile loop: slice s
+  // reads B at b + (s / slices_per_panel) * b_panel_stride + (s % slices_per_panel) * 4 * nr,
+  // writes C and the stage's output s * nr columns right, and takes the stage's
+  // per-column operands s * nr columns on (docs/kernel-contract.md, "Column slices in
+  // one call"). Saves the driver's work and the call per slice.
+  bool column_slices = false;
 };
 
 // Every field of the spec in one word, so equal keys name the same kernel: the key of
 // the process-wide code cache and of each call's KernelSet (src/driver/driver.h). Bits
-// 61-63 are never set, so ~0 is no spec's key; panel_vectors takes bits 57-59 (0-7).
+// 62-63 are never set, so ~0 is no spec's key; panel_vectors takes bits 57-59 (0-7).
 constexpr uint64_t spec_key(const KernelSpec& spec) {
-  return (uint64_t{spec.row_sums} << 60) | (uint64_t(spec.panel_vectors & 7) << 57) |
+  return (uint64_t{spec.column_slices} << 61) | (uint64_t{spec.row_sums} << 60) |
+         (uint64_t(spec.panel_vectors & 7) << 57) |
          (uint64_t{spec.sx_b} << 56) |
          (uint64_t{spec.wide_a} << 55) |
          (uint64_t{spec.stage.code()} << 43) | (uint64_t{spec.pair_safe} << 42) |

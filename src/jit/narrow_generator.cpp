@@ -452,7 +452,7 @@ class NarrowEmitter final : public TileLoopEmitter {
 
 bool narrow_fits(const KernelSpec& s) {
   const detail::IsaTraits& t = detail::traits(s.isa);
-  if ((s.acc16 && s.pair_safe) || s.wide_a) return false;  // wide A: column kernels only
+  if ((s.acc16 && s.pair_safe) || s.wide_a || s.column_slices) return false;  // column kernels only
   // acc16 and pair-safe kernels replace the exact split: only paths without VNNI run them.
   const bool isa_ok = t.narrow_rows > 0 && (!s.acc16 || t.acc16_saturates) && (!s.pair_safe || !t.vnni) &&
                       (!s.row_sums || t.vnni);

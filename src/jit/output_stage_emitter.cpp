@@ -26,6 +26,8 @@ static_assert(OutputStageEmitter::kFrameBytes >= kSlotEnd + 64);
 
 const x86::Gp kStage = x86::rbx, kOutRow = x86::rbp, kRowOffsets = x86::rcx,
               kLdOut = x86::r13, kPtr = x86::r14, kScalar = x86::r15;
+// The prologue of a kernel walking column slices: the slice's first column (free then).
+const x86::Gp kSliceColumn = x86::r13;
 
 x86::Mem stage_field(size_t offset) {
   return x86::qword_ptr(kStage, static_cast<int32_t>(offset));
@@ -57,7 +59,8 @@ void OutputStageEmitter::store_vec(const x86::Mem& dst, const x86::Vec& src) {
 void OutputStageEmitter::load_lanes(const x86::Vec& dst, size_t field, int v, const x86::Vec& mask) {
   const int lane_bytes = l_.zmm ? 64 : 32;
   a_.mov(kPtr, stage_field(field));
-  const x86::Mem src = vec_at(kPtr, v * lane_bytes);
+  x86::Mem src = vec_at(kPtr, v * lane_bytes);
+  if (l_.slice_column_slot >= 0) src.setIndex(kSliceColumn, 2);  // + 4 bytes per column
   const bool masked = v == l_.nv - 1 && l_.tail != 0;
   if (l_.zmm) {
     if (masked) a_.k(x86::k1).z().vmovdqu32(dst, src);
@@ -81,6 +84,10 @@ void OutputStageEmitter::prologue(const x86::Gp& args) {
   const x86::Vec x0 = reg(0), x1 = reg(1), x2 = reg(2), mask = reg(3);
   a_.mov(kStage, x86::qword_ptr(args, offsetof(MicroKernelArgs, stage)));
   a_.mov(kPtr, stage_field(offsetof(OutputStageArgs, out)));
+  if (l_.slice_column_slot >= 0) {
+    a_.mov(kSliceColumn, x86::qword_ptr(x86::rsp, l_.slice_column_slot));
+    a_.lea(kPtr, x86::ptr(kPtr, kSliceColumn, s_.to_float ? 2 : 0));
+  }
   a_.mov(x86::qword_ptr(x86::rsp, kOutCursor), kPtr);
   a_.mov(kPtr, stage_field(offsetof(OutputStageArgs, row_offsets)));
   a_.mov(x86::qword_ptr(x86::rsp, kRowCursor), kPtr);

@@ -42,6 +42,10 @@ class OutputStageEmitter {
     // holds the nr lanes during prologue), and per row slot i the opmask of its nr lanes.
     int rows_per_vector = 1;
     std::array<asmjit::x86::KReg, 4> row_lanes{};
+    // Column kernels walking column slices (KernelSpec::column_slices): the rsp offset of
+    // the slice's first column relative to the call's (an int64), which moves the output
+    // and the per-column operands the prologue reads; -1 otherwise.
+    int32_t slice_column_slot = -1;
   };
 
   OutputStageEmitter(asmjit::x86::Assembler& a, const detail::OutputStage& stage, const Layout& l)

@@ -12,12 +12,17 @@ x86::Mem TileLoopEmitter::row_operand(int r) const {
 
 void TileLoopEmitter::emit() {
   for (const x86::Gp& r : {x86::rbx, x86::rbp, x86::r12, x86::r13, x86::r14, x86::r15}) a_.push(r);
-  if (const int frame = frame_bytes(); frame > 0) {
+  const int slice = slice_columns();
+  // The frame: the derived emitter's, then the slice loop's 64 bytes; [rsp] keeps the
+  // caller's rsp.
+  const int frame = frame_bytes() + (slice > 0 ? 64 : 0);
+  if (frame > 0) {
     a_.mov(kScratch, x86::rsp);
     a_.sub(x86::rsp, frame);
     a_.and_(x86::rsp, -64);
     a_.mov(x86::qword_ptr(x86::rsp), kScratch);
   }
+  const auto slot = [this](int i) { return x86::qword_ptr(x86::rsp, slice_slot(i)); };
   a_.mov(kAPanel, arg(offsetof(MicroKernelArgs, a)));
   a_.mov(kB, arg(offsetof(MicroKernelArgs, b)));
   a_.mov(kC, arg(offsetof(MicroKernelArgs, c)));
@@ -26,6 +31,16 @@ void TileLoopEmitter::emit() {
   a_.mov(kBStep, arg(offsetof(MicroKernelArgs, b_step)));
   a_.mov(kLdc, arg(offsetof(MicroKernelArgs, ldc_bytes)));
   a_.mov(kPanels, arg(offsetof(MicroKernelArgs, m_panels)));
+  Label slice_loop = a_.newLabel(), slices_done = a_.newLabel();
+  if (slice > 0) {
+    a_.mov(kScratch, arg(offsetof(MicroKernelArgs, n_slices)));
+    a_.mov(slot(kSlicesLeft), kScratch);
+    a_.mov(slot(kSliceColumn), 0);
+    a_.mov(slot(kSliceInPanel), 0);
+    a_.mov(slot(kSliceC), kC);
+    a_.mov(slot(kPanelB), kB);
+    a_.bind(slice_loop);
+  }
   prologue_extra();
 
   Label panel_loop = a_.newLabel(), k_loop = a_.newLabel(), k_done = a_.newLabel();
@@ -79,7 +94,35 @@ void TileLoopEmitter::emit() {
   a_.dec(kPanels);
   a_.jnz(panel_loop);
 
-  if (frame_bytes() > 0) a_.mov(x86::rsp, x86::qword_ptr(x86::rsp));
+  if (slice > 0) {
+    // The next slice: the same A panels; B slice columns on in its panel, or the next
+    // panel's start; C (and the stage's columns, through kSliceColumn) slice columns on.
+    Label next_panel_b = a_.newLabel(), b_set = a_.newLabel();
+    a_.dec(slot(kSlicesLeft));
+    a_.jz(slices_done);
+    a_.add(slot(kSliceColumn), slice);
+    a_.mov(kC, slot(kSliceC));
+    a_.add(kC, slice * 4);
+    a_.mov(slot(kSliceC), kC);
+    a_.inc(slot(kSliceInPanel));
+    a_.mov(kScratch, slot(kSliceInPanel));
+    a_.cmp(kScratch, arg(offsetof(MicroKernelArgs, slices_per_panel)));
+    a_.je(next_panel_b);
+    a_.add(kB, slice * 4);
+    a_.jmp(b_set);
+    a_.bind(next_panel_b);
+    a_.mov(slot(kSliceInPanel), 0);
+    a_.mov(kB, slot(kPanelB));
+    a_.add(kB, arg(offsetof(MicroKernelArgs, b_panel_stride)));
+    a_.mov(slot(kPanelB), kB);
+    a_.bind(b_set);
+    a_.mov(kAPanel, arg(offsetof(MicroKernelArgs, a)));
+    a_.mov(kPanels, arg(offsetof(MicroKernelArgs, m_panels)));
+    a_.jmp(slice_loop);
+    a_.bind(slices_done);
+  }
+
+  if (frame > 0) a_.mov(x86::rsp, x86::qword_ptr(x86::rsp));
   a_.vzeroupper();
   for (const x86::Gp& r : {x86::r15, x86::r14, x86::r13, x86::r12, x86::rbp, x86::rbx}) a_.pop(r);
   a_.ret();

@@ -6,6 +6,7 @@
 //     for each remaining 4-deep K step: dot_step(); advance A a_step_bytes(), B b_step
 //     finish_accumulators(); store the tile (C = acc, or C += acc when args->accumulate)
 //     next panel: A += a_panel_stride, C += mr rows
+//   [column_slices: the above per slice; then B, C and the stage's columns move one slice on]
 //
 // A derived emitter supplies the accumulator layout, the dot-product step and the store.
 #pragma once
@@ -65,6 +66,14 @@ class TileLoopEmitter {
   // Stack bytes the kernel needs; when nonzero, rsp is 64-byte aligned below the saved
   // registers and the caller's rsp is kept at [rsp] (set up before prologue_extra).
   virtual int frame_bytes() const { return 0; }
+  // Columns per slice when the kernel walks args->n_slices column slices
+  // (KernelSpec::column_slices), else 0. The slice loop keeps its state in 64 bytes of
+  // frame after frame_bytes(): slice_slot(kSliceColumn) holds the slice's first column
+  // relative to the call's (the output stage's prologue reads it).
+  virtual int slice_columns() const { return 0; }
+  static constexpr int kSliceColumn = 0, kSlicesLeft = 1, kSliceC = 2, kSliceInPanel = 3,
+                       kPanelB = 4;
+  int32_t slice_slot(int i) const { return frame_bytes() + 8 + 8 * i; }
 
   asmjit::x86::Assembler& a_;
   int mr_;
