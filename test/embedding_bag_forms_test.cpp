@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <functional>
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -210,6 +212,69 @@ TEST(EmbeddingBagForms, BadInputReturnsFalseAndWritesNothing) {
       EXPECT_TRUE(call({0, 4, 1, 2}, {2, 0, 2}, false));
       EXPECT_FALSE(call({0, 4, 1, 2}, {3, -1, 2}, false));    // a negative length
       EXPECT_FALSE(call({0, 4, 1, 2}, {2, 0, 1}, false));     // lengths short of index_size
+    }
+  });
+}
+
+// The index check over calls long enough for its vectorized body (16 or 32 indices a
+// step, embedding_simd.h max_index) and its tail: one bad index at each position of
+// 1..100 indices (of 1,100, past the check's 4 KiB prefetch step, at every 37th), of both
+// index types, is refused with nothing written; the call's largest index at each
+// position (the one that decides whether the table's last row is read from a copy)
+// gives the reference sums.
+template <class Index>
+void check_long_calls(Rows rows, bool sb_last) {
+  std::mt19937 gen(11);
+  const int64_t block = 17, data_size = 5;
+  const Layout l{rows, block, row_bytes(rows, block), sb_last};
+  const std::vector<uint8_t> table = random_table(l, data_size, gen);
+  std::uniform_int_distribution<int> pick(0, static_cast<int>(data_size) - 2);
+  const Index kMin = std::numeric_limits<Index>::min(), kMax = std::numeric_limits<Index>::max();
+  for (int n : {1, 2, 15, 16, 17, 31, 32, 33, 47, 64, 65, 100, 1100}) {
+    SCOPED_TRACE(n);
+    const std::vector<Index> lengths = {static_cast<Index>(n / 2), 0,
+                                        static_cast<Index>(n - n / 2)};
+    auto call = [&](const std::vector<Index>& idx, std::vector<float>& out) {
+      if (rows == Rows::u4 || rows == Rows::u2)
+        return GenerateEmbeddingSpMDMNBitWithStrides<Index, Index>(
+            bits_of(rows), block, false, false, 16, false, false, -1, -1, sb_last)(
+            3, n, data_size, table.data(), idx.data(), lengths.data(), nullptr, out.data());
+      return GenerateEmbeddingSpMDMWithStrides<uint8_t, Index, Index>(
+          block, false, false, 16, false, false, -1, -1, sb_last)(
+          3, n, data_size, table.data(), idx.data(), lengths.data(), nullptr, out.data());
+    };
+    for (int p = 0; p < n; p += n > 100 && p + 40 < n ? 37 : 1) {  // past 4 KiB: some
+      std::vector<Index> idx(static_cast<size_t>(n));
+      for (Index& i : idx) i = static_cast<Index>(pick(gen));  // below the largest row
+      for (const Index bad : {static_cast<Index>(data_size), Index{-2}, kMin, kMax,
+                              static_cast<Index>(kMin + 1), Index{-1}}) {
+        if (bad == -1 && !sb_last) continue;  // a pruned row there, a valid index
+        std::vector<Index> with_bad = idx;
+        with_bad[static_cast<size_t>(p)] = bad;
+        std::vector<float> out(3 * block, -5.0f);
+        EXPECT_FALSE(call(with_bad, out)) << "index " << int64_t{bad} << " at " << p;
+        for (float x : out) ASSERT_EQ(x, -5.0f) << "written on a false return";
+      }
+      idx[static_cast<size_t>(p)] = static_cast<Index>(data_size - 1);
+      if (!sb_last && n > 1) idx[static_cast<size_t>((p + 1) % n)] = -1;
+      std::vector<float> want, out(3 * block, -5.0f);
+      ASSERT_TRUE(reference_bags(l, table, data_size, std::vector<int64_t>(idx.begin(), idx.end()),
+                                 std::vector<int64_t>(lengths.begin(), lengths.end()), nullptr,
+                                 false, false, !sb_last, want));
+      ASSERT_TRUE(call(idx, out)) << "largest index at " << p;
+      EXPECT_EQ(std::memcmp(out.data(), want.data(), out.size() * sizeof(float)), 0)
+          << "largest index at " << p;
+    }
+  }
+}
+
+TEST(EmbeddingBagForms, IndexCheckOverLongCalls) {
+  for_each_supported_path([] {
+    for (Rows rows : {Rows::u8, Rows::u8_half, Rows::u4}) {
+      SCOPED_TRACE(static_cast<int>(rows));
+      const bool sb_last = rows != Rows::u8_half;
+      check_long_calls<int32_t>(rows, sb_last);
+      check_long_calls<int64_t>(rows, sb_last);
     }
   });
 }

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
+#include <type_traits>
 #include <utility>
 
 #include "common/intrinsics.h"
@@ -369,16 +371,55 @@ void bag_pair(const BagJob& j) {
   bag_pair_rows<Ops, R, Index, kSafe, true, NV>(j);
 }
 
+// The call's index check, before any row is read (MaxIndexFn). One max covers both
+// bounds: i - low (low is 0 or -1) as an unsigned number, where an index below low wraps
+// past every valid one, kept as i - low + 2^(bits - 1) in a signed lane (one add, then
+// the signed max the vocabulary has: AVX2 has no 64-bit max of either kind). kLanes
+// separate maxima: a single vectorized max carried from vector to vector bounded the
+// loop at its latency (AVX2 int64: compare, blend).
 template <class Index>
 int64_t max_index(const void* indices, int64_t n, int64_t data_size, int64_t low) {
+  using U = std::make_unsigned_t<Index>;
+  constexpr Index kMin = std::numeric_limits<Index>::min();
+  if (n <= 0) return -1;
   const auto* idx = static_cast<const Index*>(indices);
-  // A min / max reduction: it vectorizes, where an early exit would not.
-  Index lo = 0, hi = -1;
-  for (int64_t i = 0; i < n; ++i) {
-    lo = std::min(lo, idx[i]);
-    hi = std::max(hi, idx[i]);
+  const U offset = static_cast<U>(static_cast<U>(kMin) - static_cast<U>(low));
+  auto key = [offset](Index i) { return static_cast<Index>(static_cast<U>(i) + offset); };
+  constexpr int kLanes = 128 / sizeof(Index);  // two cache lines of indices per step
+  Index m[kLanes];
+#pragma GCC unroll 32
+  for (int l = 0; l < kLanes; ++l) m[l] = kMin;
+  // The indices are often new to the cache (a stream the caller walks): they are
+  // prefetched a page (4 KiB) ahead, by a loop of their own (prefetches among the maxima
+  // kept GCC from vectorizing them).
+  constexpr int64_t kPage = 4096 / sizeof(Index);  // a multiple of kLanes
+  const uintptr_t base = reinterpret_cast<uintptr_t>(idx);
+  auto prefetch = [base](int64_t from, int64_t to) {
+    for (int64_t e = from; e < to; e += 64 / static_cast<int64_t>(sizeof(Index)))
+      _mm_prefetch(reinterpret_cast<const char*>(base + static_cast<uintptr_t>(e) * sizeof(Index)),
+                   _MM_HINT_T0);
+  };
+  const int64_t full = n / kLanes * kLanes;
+  prefetch(0, std::min(n, kPage));
+  for (int64_t p = 0; p < full; p += kPage) {
+    prefetch(p + kPage, std::min(n, p + 2 * kPage));
+    const int64_t stop = std::min(full, p + kPage);
+    for (int64_t i = p; i < stop; i += kLanes) {
+#pragma GCC unroll 32
+      for (int l = 0; l < kLanes; ++l) m[l] = std::max(m[l], key(idx[i + l]));
+    }
   }
-  return lo >= low && int64_t{hi} < data_size ? int64_t{hi} : -2;
+  int64_t i = full;
+  Index top = kMin;
+  for (; i < n; ++i) top = std::max(top, key(idx[i]));
+  for (int l = 0; l < kLanes; ++l) top = std::max(top, m[l]);
+  const uint64_t largest = static_cast<U>(static_cast<U>(top) - static_cast<U>(kMin));  // i - low
+  // Valid i - low lie in [0, min(data_size, Index's max + 1) - low), below the wrapped.
+  const int64_t end = std::min<int64_t>(data_size, int64_t{std::numeric_limits<Index>::max()});
+  const uint64_t limit = static_cast<uint64_t>(end) - static_cast<uint64_t>(low) +
+                         (data_size > end ? 1 : 0);
+  if (largest >= limit) return -2;
+  return static_cast<int64_t>(largest + static_cast<uint64_t>(low));
 }
 
 template <class Ops, RowFormat R, class Index, bool kSafe, int... NV>
