@@ -8,7 +8,8 @@
 //   the narrow kernels (AVX-512 paths) over mr in [1, 12] x nr in [3, 8] (on VNNI half of
 //   them also writing the rows' A sums);
 //   the strides, slice offsets and panel widths of the contract on a few tiles;
-//   and kernels walking 1-5 column slices in one call (KernelSpec::column_slices).
+//   and kernels walking 1-5 column slices in one call (KernelSpec::column_slices), the
+//   spanning tiles among them.
 // MR and NR are the path's default tile (its record's blocking; acc16's for acc16), which
 // is the largest the driver calls with default blocking.
 #include <gtest/gtest.h>
@@ -218,6 +219,40 @@ TEST_P(KernelSweep, ColumnSlices) {
                 if (HasFailure()) return;
               }
   }
+}
+
+// Tiles spanning B panels that walk several whole spans in one call (panel_vectors with
+// column_slices): 1-3 rows, spans of 2-4 panels of 1-2 vectors, 1-4 spans.
+TEST_P(KernelSweep, SpanningTilesInSlices) {
+  if (traits().vector_bytes == 0 || traits().vnni)
+    GTEST_SKIP() << traits().name << " has no pair-safe kernels";
+  const int L = lanes();
+  const bool sx_b = detail::isa_record(isa()).widen_a_linear != nullptr;
+  uint32_t seed = 4000;
+  int generated = 0;
+  for (int form = 0; form < 3; ++form) {  // pair-safe, sx_b, acc16
+    if (form == 1 && !sx_b) continue;
+    if (form == 2 && !traits().acc16_saturates) continue;
+    for (int pv = 1; pv <= 2; ++pv)
+      for (int mr = 1; mr <= 3; ++mr)
+        for (int span = 2; span <= 4; ++span)
+          for (int slices : {1, 2, 4})
+            for (int k : {3, 17, 64}) {
+              ++seed;
+              KernelTester t;
+              t.isa(isa()).mr(mr).nr(span * pv * L).k(k).panel_vectors(pv).column_slices(slices)
+                  .m_panels(1 + (mr + k) % 2).lda_pad((mr + k) % 5).ldc_pad(seed % 3)
+                  .accumulate(seed % 2).seed(seed);
+              if (form == 1) t.wide_a(true).sx_b(true).b_kind(seed % 2 ? BKind::extreme : BKind::full);
+              else if (form == 2) t.acc16(true).b_kind(seed % 2 ? BKind::extreme : BKind::full);
+              else t.pair_safe(true);
+              if (!t.Generates()) continue;
+              ++generated;
+              t.Test();
+              if (HasFailure()) return;
+            }
+  }
+  EXPECT_GT(generated, 0) << "no spanning tile walking slices was generated";
 }
 
 // The wide exact kernels (KernelSpec::wide_a) exist on the JIT paths without VNNI, and

@@ -108,6 +108,7 @@ class KernelTester {
   KernelTester& panel_vectors(int v) { panel_vectors_ = v; return *this; }  // tiles spanning panels
   // A kernel walking n column slices of nr columns (KernelSpec::column_slices), per_panel
   // of them in each B panel of W = per_panel * nr columns: the call covers n * nr columns.
+  // With panel_vectors, each slice is nr / W whole panels (b_slice_stride apart).
   KernelTester& column_slices(int n, int per_panel = 1) {
     column_slices_ = true;
     slices_ = n;
@@ -198,7 +199,8 @@ class KernelTester {
       ADD_FAILURE() << describe() << ": tiles spanning panels start at column 0 of W = pv * L";
       return;
     }
-    if (column_slices_ && (b_offset_ != 0 || panel_width_ != 0 || slices_ < 1 || slices_per_panel_ < 1)) {
+    if (column_slices_ && (b_offset_ != 0 || panel_width_ != 0 || slices_ < 1 || slices_per_panel_ < 1 ||
+                           (panel_vectors_ > 0 && nr_ % width() != 0))) {
       ADD_FAILURE() << describe() << ": column slices start at column 0 of W = per_panel * nr";
       return;
     }
@@ -308,6 +310,7 @@ class KernelTester {
     args.nr = nr_;
     args.n_slices = slices_;
     args.slices_per_panel = slices_per_panel_;
+    args.b_slice_stride = panel_vectors_ > 0 ? nr_ / W * panel_stride : 0;  // whole spans
 
     std::string stage_failure;
     if (stage_.requantize) {

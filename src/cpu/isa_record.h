@@ -50,6 +50,8 @@ struct MicroKernelArgs {
                             // column slices (column_slices): bytes between B panels
   int64_t n_slices;         // column_slices kernels: slices of nr columns to walk (>= 1)
   int64_t slices_per_panel; // column_slices kernels: slices in one B panel (panel width / nr)
+  int64_t b_slice_stride;   // column_slices kernels spanning panels: bytes from a slice's
+                            // first panel to the next slice's
 };
 using MicroKernelFn = void (*)(const MicroKernelArgs*);
 

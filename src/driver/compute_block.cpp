@@ -232,8 +232,41 @@ void compute_block(KernelSet& kernels, const BlockCall& call) {
              form_of(end / width, first_next, last_next) == form;
            ++spanned)
         end = std::min(end + width, n0 + nc);
-      const jit::KernelSpec spec = kernels.spec(mc, end - col, form, false, false, {},
-                                                width / kernels.lanes());
+      jit::KernelSpec spec = kernels.spec(mc, end - col, form, false, false, {},
+                                          width / kernels.lanes());
+      // Whole spans of span full panels of the form after it: one call walks them all
+      // (KernelSpec::column_slices; 1 x 2048 x 512 makes 32 spans).
+      int spans = 1;
+      if (spanned == span && end - col == span * width && kernels.has_column_slices()) {
+        const auto whole_span = [&](int start) {
+          if (start + span * width > n0 + nc) return false;
+          const PairEntry *f = nullptr, *l = nullptr;
+          for (int p = 0; p < span; ++p)
+            if (form_of(start / width + p, f, l) != form) return false;
+          return true;
+        };
+        while (whole_span(col + spans * span * width)) ++spans;
+        if (spans > 1) {
+          jit::KernelSpec sliced = spec;
+          sliced.column_slices = true;
+          if (MicroKernelFn fn = kernels.find(sliced)) {
+            for (int p = 1; p < spans * span; ++p) kernels.count_form(form);
+            args.b = call.b_group + panel * b.panel_bytes() + int64_t{call.k0} * width;
+            args.b_panel_stride = b.panel_bytes();
+            args.b_slice_stride = span * b.panel_bytes();
+            args.n_slices = spans;
+            args.nr = end - col;
+            block.point(args, form, 0, mc);
+            args.c = c + (col - n0);
+            args.m_panels = 1;
+            args.mr = mc;
+            fn(&args);
+            args.n_slices = 0;
+            col += spans * span * width;
+            continue;
+          }
+        }
+      }
       if (MicroKernelFn fn = spanned > 1 ? kernels.find(spec) : nullptr) {
         for (int p = 1; p < spanned; ++p) kernels.count_form(form);
         args.b = call.b_group + panel * b.panel_bytes() + int64_t{call.k0} * width;

@@ -91,6 +91,7 @@ class KernelEmitter final : public TileLoopEmitter {
 
   int a_step_bytes() const override { return s_.wide_a ? 8 : 4; }
   int slice_columns() const override { return s_.column_slices ? s_.nr : 0; }
+  bool slices_span_panels() const override { return s_.panel_vectors > 0; }
 
   void zero_accumulators() override {
     if (stage_.starts_at_column_term()) {
@@ -325,8 +326,10 @@ bool registers_fit(const KernelSpec& s) {
   if (detail::traits(s.isa).vector_bytes == 0) return false;  // portable: no JIT kernels
   if (s.mr < 1 || s.nr < 1 || s.mr > 12) return false;  // 12: four A row cursors (tile_loop_emitter.h)
   if (s.row_sums) return false;  // narrow kernels only
-  // Column slices: column kernels of whole vectors in one panel (no tail mask to move).
-  if (s.column_slices && (s.narrow || s.panel_vectors > 0 || s.nr % int32_lanes(s.isa) != 0))
+  // Column slices: column kernels of whole vectors (no tail mask to move), or tiles
+  // spanning panels over whole panels.
+  if (s.column_slices && (s.narrow || s.nr % int32_lanes(s.isa) != 0 ||
+                          (s.panel_vectors > 0 && s.nr % (s.panel_vectors * int32_lanes(s.isa)) != 0)))
     return false;
   const detail::IsaTraits& t = detail::traits(s.isa);
   if (s.acc16 && !t.acc16_saturates) return false;  // acc16 runs exact there

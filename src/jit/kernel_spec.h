@@ -46,7 +46,8 @@ struct KernelSpec {
   // reads B at b + (s / slices_per_panel) * b_panel_stride + (s % slices_per_panel) * 4 * nr,
   // writes C and the stage's output s * nr columns right, and takes the stage's
   // per-column operands s * nr columns on (docs/kernel-contract.md, "Column slices in
-  // one call"). Saves the driver's work and the call per slice.
+  // one call"). Tiles spanning panels (panel_vectors) walk whole spans: slice s reads
+  // B at b + s * b_slice_stride. Saves the driver's work and the call per slice.
   bool column_slices = false;
 };
 

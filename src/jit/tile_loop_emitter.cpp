@@ -104,6 +104,10 @@ void TileLoopEmitter::emit() {
     a_.mov(kC, slot(kSliceC));
     a_.add(kC, slice * 4);
     a_.mov(slot(kSliceC), kC);
+    if (slices_span_panels()) {
+      a_.add(kB, arg(offsetof(MicroKernelArgs, b_slice_stride)));
+      a_.jmp(b_set);
+    }
     a_.inc(slot(kSliceInPanel));
     a_.mov(kScratch, slot(kSliceInPanel));
     a_.cmp(kScratch, arg(offsetof(MicroKernelArgs, slices_per_panel)));

@@ -71,6 +71,8 @@ class TileLoopEmitter {
   // frame after frame_bytes(): slice_slot(kSliceColumn) holds the slice's first column
   // relative to the call's (the output stage's prologue reads it).
   virtual int slice_columns() const { return 0; }
+  // Whether the slices are whole spans of B panels (args->b_slice_stride apart).
+  virtual bool slices_span_panels() const { return false; }
   static constexpr int kSliceColumn = 0, kSlicesLeft = 1, kSliceC = 2, kSliceInPanel = 3,
                        kPanelB = 4;
   int32_t slice_slot(int i) const { return frame_bytes() + 8 + 8 * i; }
