@@ -234,9 +234,25 @@ void compute_block(KernelSet& kernels, const BlockCall& call) {
         end = std::min(end + width, n0 + nc);
       jit::KernelSpec spec = kernels.spec(mc, end - col, form, false, false, {},
                                           width / kernels.lanes());
+      // One call of the spanning tile from col over `columns`: `spans` whole spans (a
+      // column_slices kernel), or the one span [col, end).
+      const auto run_spans = [&](MicroKernelFn fn, int spans, int columns) {
+        for (int p = 1; p < (columns + width - 1) / width; ++p) kernels.count_form(form);
+        args.b = call.b_group + panel * b.panel_bytes() + int64_t{call.k0} * width;
+        args.b_panel_stride = b.panel_bytes();
+        args.b_slice_stride = span * b.panel_bytes();
+        args.n_slices = spans;
+        args.nr = columns / spans;
+        block.point(args, form, 0, mc);
+        args.c = c + (col - n0);
+        args.m_panels = 1;
+        args.mr = mc;
+        fn(&args);
+        args.n_slices = 0;
+        col += columns;
+      };
       // Whole spans of span full panels of the form after it: one call walks them all
       // (KernelSpec::column_slices; 1 x 2048 x 512 makes 32 spans).
-      int spans = 1;
       if (spanned == span && end - col == span * width && kernels.has_column_slices()) {
         const auto whole_span = [&](int start) {
           if (start + span * width > n0 + nc) return false;
@@ -245,39 +261,17 @@ void compute_block(KernelSet& kernels, const BlockCall& call) {
             if (form_of(start / width + p, f, l) != form) return false;
           return true;
         };
+        int spans = 1;
         while (whole_span(col + spans * span * width)) ++spans;
-        if (spans > 1) {
-          jit::KernelSpec sliced = spec;
-          sliced.column_slices = true;
-          if (MicroKernelFn fn = kernels.find(sliced)) {
-            for (int p = 1; p < spans * span; ++p) kernels.count_form(form);
-            args.b = call.b_group + panel * b.panel_bytes() + int64_t{call.k0} * width;
-            args.b_panel_stride = b.panel_bytes();
-            args.b_slice_stride = span * b.panel_bytes();
-            args.n_slices = spans;
-            args.nr = end - col;
-            block.point(args, form, 0, mc);
-            args.c = c + (col - n0);
-            args.m_panels = 1;
-            args.mr = mc;
-            fn(&args);
-            args.n_slices = 0;
-            col += spans * span * width;
-            continue;
-          }
+        jit::KernelSpec sliced = spec;
+        sliced.column_slices = true;
+        if (MicroKernelFn fn = spans > 1 ? kernels.find(sliced) : nullptr) {
+          run_spans(fn, spans, spans * span * width);
+          continue;
         }
       }
       if (MicroKernelFn fn = spanned > 1 ? kernels.find(spec) : nullptr) {
-        for (int p = 1; p < spanned; ++p) kernels.count_form(form);
-        args.b = call.b_group + panel * b.panel_bytes() + int64_t{call.k0} * width;
-        args.b_panel_stride = b.panel_bytes();
-        args.nr = end - col;
-        block.point(args, form, 0, mc);
-        args.c = c + (col - n0);
-        args.m_panels = 1;
-        args.mr = mc;
-        fn(&args);
-        col = end;
+        run_spans(fn, 1, end - col);
         continue;
       }
     }
