@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <array>
 
 #include "cpu/isa_record.h"
 #include "driver/driver.h"
@@ -91,17 +90,15 @@ __attribute__((always_inline)) inline void run_staged_slice(
 // Columns [c0, c0 + cols) of the block (c0 relative to the block's first column, at the
 // start of a B panel, with args.b there), several slices of `step` columns of one form,
 // in one call per row run of a kernel walking them (KernelSpec::column_slices): the
-// full panels of `tile` rows, then the row tail; before_run() first, once the kernels are
-// known (the corrected form puts its corrections in C there). False, with nothing run,
-// where the path has no such kernel for one of the two or the slices' output op cannot
-// end them in a stage (a per-group operand changing inside them): the caller then runs
-// them slice by slice. Saves the driver's work and a call per slice: 6 x 1024 x 256
-// spent 10-12% of its time in compute_block and stage_for_slice on avx2, Zen 5.
-template <class BeforeRun>
+// full panels of `tile` rows, then the row tail. False, with nothing run, where the path
+// has no such kernel for one of the two or the slices' output op cannot end them in a
+// stage (a per-group operand changing inside them): the caller then runs them slice by
+// slice. Saves the driver's work and a call per slice: 6 x 1024 x 256 spent 10-12% of
+// its time in compute_block and stage_for_slice on avx2, Zen 5.
 bool run_column_slices(KernelSet& kernels, MicroKernelArgs& args, const TileRequantize* staged,
                        int c0, int cols, int step, int width, int64_t panel_bytes,
                        KernelForm form, const ABlock& a, int32_t* c, int64_t ldc, int tile,
-                       int full_panels, int tail_rows, BeforeRun&& before_run) {
+                       int full_panels, int tail_rows) {
   OutputStage stage;
   OutputStageArgs stage_args;
   if (staged != nullptr && !stage_for_slice(staged->args, c0, cols, stage, stage_args)) return false;
@@ -113,7 +110,6 @@ bool run_column_slices(KernelSet& kernels, MicroKernelArgs& args, const TileRequ
   const MicroKernelFn full = full_panels > 0 ? kernel(tile) : nullptr;
   const MicroKernelFn tail = tail_rows > 0 ? kernel(tail_rows) : nullptr;
   if ((full_panels > 0 && full == nullptr) || (tail_rows > 0 && tail == nullptr)) return false;
-  before_run();
   args.nr = step;
   args.n_slices = cols / step;
   args.slices_per_panel = width / step;
@@ -281,19 +277,10 @@ void compute_block(KernelSet& kernels, const BlockCall& call) {
     const int tile = wide_tile ? kernels.wide_mr(mc) : mr;
     const int step = wide_tile ? std::min(kernels.wide_nr(mc), nr) : nr;
     const int panels = mc / tile, rest = mc % tile;
-    // Full slices from a panel's start on, of one form: one call per row run walks them
-    // all (a corrected run's corrections, slice by slice, go into C first).
-    if (kernels.has_column_slices() && offset == 0 && nr == kernels.nr() && width % nr == 0 &&
-        nr % step == 0) {
-      struct Entries {
-        const PairEntry *first, *last;
-      };
-      // A corrected run's C (int32, mc x slices x nr) stays within 128 KiB, in L2 from
-      // its corrections to the kernels' reading it.
-      constexpr int kMaxCorrectedSlices = 64;
-      std::array<Entries, kMaxCorrectedSlices> entries;
-      entries[0] = {first, last};
-      const int max_corrected = std::clamp(32768 / (mc * nr), 1, kMaxCorrectedSlices);
+    // Full slices from a panel's start on, of one form, the corrected one aside (its
+    // correction goes into C slice by slice): one call per row run walks them all.
+    if (form != KernelForm::corrected && kernels.has_column_slices() && offset == 0 &&
+        nr == kernels.nr() && width % nr == 0 && nr % step == 0) {
       // With a row tail, its call walks the run's B again after the full panels': the
       // run's B (kc x columns bytes) stays within 128 KiB, so that it comes from L2 (a
       // 49-row block at K = 2048, N = 512 ran 4% slower reading it from L3).
@@ -303,29 +290,16 @@ void compute_block(KernelSet& kernels, const BlockCall& call) {
       int end = col + nr, slices = 1;
       const PairEntry *first_next = nullptr, *last_next = nullptr;
       while (end + nr <= n0 + nc && slices < max_slices &&
-             (form != KernelForm::corrected || slices < max_corrected) &&
              form_of(end / width, first_next, last_next) == form) {
-        if (form == KernelForm::corrected) entries[slices] = {first_next, last_next};
         ++slices;
         end += nr;
       }
-      const auto correct_run = [&] {
-        if (form != KernelForm::corrected) return;
-        PairMajorBlock& pairs = *call.pair_major;
-        for (int s = 0; s < slices; ++s)
-          kernels.pair_correction()->correct(pairs.get(), pairs.ld(), mc, pair0, entries[s].first,
-                                             entries[s].last, s * nr % width, nr,
-                                             c + (col - n0) + s * nr, ldc,
-                                             call.accumulate, pairs.tile(nr));
-        args.accumulate = true;
-      };
       if (slices > 1) {
         args.b = call.b_group + panel * b.panel_bytes() + int64_t{call.k0} * width;
         if (run_column_slices(kernels, args, staged, col - n0, end - col, step, width,
-                              b.panel_bytes(), form, block, c, ldc, tile, panels, rest,
-                              correct_run)) {
+                              b.panel_bytes(), form, block, c, ldc, tile, panels, rest)) {
           if (kernels.has_pair_safe())
-            for (int s = nr; s < end - col; s += nr) kernels.count_form(form);
+            for (int s = 1; s < slices; ++s) kernels.count_form(form);
           col = end;
           continue;
         }
