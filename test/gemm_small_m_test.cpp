@@ -71,6 +71,63 @@ TEST(GemmSmallM, OneRowRunsTheTilesSpanningPanels) {
   }
 }
 
+// The kernel names this process generated while running `run` (QUIRE_JIT_DUMP).
+template <class Run>
+std::vector<std::string> kernels_generated_by(const std::string& tag, Run run) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("quire_small_m_" + tag + "_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  ::setenv("QUIRE_JIT_DUMP", dir.c_str(), 1);
+  run();
+  ::unsetenv("QUIRE_JIT_DUMP");
+  std::vector<std::string> names;
+  for (const auto& f : std::filesystem::directory_iterator(dir)) names.push_back(f.path().stem());
+  std::filesystem::remove_all(dir);
+  return names;
+}
+
+bool any_name_has(const std::vector<std::string>& names, const std::string& a, const std::string& b) {
+  for (const std::string& n : names)
+    if (n.find(a) != std::string::npos && n.find(b) != std::string::npos) return true;
+  return false;
+}
+
+// On paths without pair-safe kernels (VNNI, and acc16 where it saturates) the pair-safe
+// limits choose nothing: a one-row call on B whose every pair is safe (-64..64, limit
+// 255) still walks its slices in one call (column_slices: names ending _slices; acc16
+// in the tiles spanning panels, _pv). Reading the limits there sent every slice down the
+// one-call-per-slice fallback. Runs before the grids, which would generate the kernels.
+TEST(GemmSmallM, PathsWithoutPairSafeKernelsStillWalkSlicesInOneCall) {
+  const int M = 1, N = 1000, K = 45;
+  const auto A = random_vector<uint8_t>(size_t(M) * K, 0, 50, 11);  // acc16 cannot saturate
+  const auto B = random_vector<int8_t>(size_t(K) * N, -64, 64, 12);
+  for (inst_set_t path : {inst_set_t::avx512_vnni, inst_set_t::avx512_vnni_ymm, inst_set_t::avx_vnni}) {
+    const IsaCase isa{path, detail::cpu_has(detail::isa_from_inst_set(path))};
+    if (skip_unsupported(isa)) continue;
+    ScopedIsa scoped(path);
+    const auto names = kernels_generated_by(instSetName(path), [&] {
+      EXPECT_EQ(int32_mismatches(M, N, K, A, B, 1), 0) << instSetName(path);
+    });
+    EXPECT_TRUE(any_name_has(names, "u8s8s32_mr1_", "_slices")) << instSetName(path);
+  }
+  for (inst_set_t path : kPaths) {  // acc16 saturates here: no pair-safe kernels under it
+    const IsaCase isa{path, detail::cpu_has(detail::isa_from_inst_set(path))};
+    if (skip_unsupported(isa)) continue;
+    ScopedIsa scoped(path);
+    const auto names = kernels_generated_by("acc16_" + std::string(instSetName(path)), [&] {
+      std::vector<int32_t> want(size_t(M) * N), C(size_t(M) * N);
+      ref::matmul_u8s8s32(M, N, K, A.data(), K, B.data(), N, want.data(), N);
+      PackBMatrix<int8_t, int16_t> packedB(matrix_op_t::NoTranspose, K, N, B.data(), N);
+      PackAMatrix<uint8_t, int16_t> packA(matrix_op_t::NoTranspose, M, K, A.data(), K);
+      DoNothing<int32_t, int32_t> done;
+      memCopy<> copy(done);
+      fbgemmPacked(packA, packedB, C.data(), C.data(), N, copy, 0, 1);
+      EXPECT_EQ(compare_buffers(want.data(), C.data(), M, N, N, 0), 0) << instSetName(path);
+    });
+    EXPECT_TRUE(any_name_has(names, "u8s8s16_mr1_", "_pv")) << instSetName(path);
+  }
+}
+
 // Requantized outputs (uint8 and float) over the small-M grid.
 TEST(GemmSmallM, RequantizedOutputsMatchTheReference) {
   std::vector<std::unique_ptr<Problem>> problems;

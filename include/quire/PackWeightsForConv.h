@@ -82,8 +82,13 @@ class PackWeightsForConv {
 
   // True when these weights serve conv_p: same channels, groups, kernel, strides, pads,
   // dilations and transposition (which fix both the weights and the path).
+  // Compared field by field: fbgemmConv asks on every call, and building the message
+  // (mismatchingParams) each time cost a small layer's call about 1%.
   bool isPackingCompliant(const conv_param_t<SPATIAL_DIM>& conv_p) const {
-    return mismatchingParams(conv_p).empty();
+    const conv_param_t<SPATIAL_DIM>& p = conv_param_;
+    return p.IC == conv_p.IC && p.OC == conv_p.OC && p.G == conv_p.G && p.K == conv_p.K &&
+           p.stride == conv_p.stride && p.pad == conv_p.pad && p.dilation == conv_p.dilation &&
+           p.transposed == conv_p.transposed;
   }
   // "IC: packed 64, given 32; K: packed [3, 3], given [1, 1]", or "" when compliant.
   std::string mismatchingParams(const conv_param_t<SPATIAL_DIM>& conv_p) const {

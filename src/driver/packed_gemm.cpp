@@ -50,7 +50,12 @@ void run_blocks(const GemmRun& run) {
 
 void GemmRun::run_block(int32_t ic, int mc, int g, int k0, int kc, const PackedABlock& a,
                         int32_t* row_sums, const int32_t* span_sums) const {
-  const uint8_t* pair_limits = c.b_pair_safe_limits + g * c.b->panels();
+  // The limits choose between pair-safe and exact kernels, so only on paths that have
+  // pair-safe ones: elsewhere (VNNI, saturating acc16) a_max is never taken, and a panel
+  // whose limit is 255 read as certified sent its slices down the per-slice fallback, past
+  // the column-slice runs and spanning tiles (avx2 acc16, B in -8..8, 1 x 2048 x 512).
+  const uint8_t* pair_limits =
+      kernels.has_pair_safe() ? c.b_pair_safe_limits + g * c.b->panels() : nullptr;
   BlockCall call{.a = a.data, .lda = a.ld, .mc = mc, .b = c.b,
                  .b_group = c.b_data + g * c.b->group_bytes(), .k0 = k0, .kc = kc, .n0 = 0,
                  .nc = 0, .c = nullptr, .ldc = c.ldc, .accumulate = k0 > 0,
@@ -59,7 +64,7 @@ void GemmRun::run_block(int32_t ic, int mc, int g, int k0, int kc, const PackedA
   // The certificate's A half: the block's largest value, taken where the path has
   // pair-safe kernels and some of this thread's panels certify less than any A.
   uint8_t limit = 0;  // the largest of this thread's limits under 255, if any
-  if (kernels.has_pair_safe()) {
+  if (pair_limits != nullptr) {
     const int width = c.b->panel_width;
     limit = largest_limit_below_255(pair_limits, tile.n0 / width, (tile.n1 + width - 1) / width);
     if (limit > 0) call.a_max = block_a_max(a.data, a.ld, mc, kc, limit);
