@@ -42,7 +42,12 @@ stage_done() {
   stage_start=$now
 }
 mkdir -p build
-cmake --preset release >build/configure-release.log || { cat build/configure-release.log; exit 1; }
+# Through ccache where present: the consumer test (cmake/consumer_test.sh) compiles the
+# same library sources with the same flags again, and takes them from the cache.
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+cmake --preset release "${launcher[@]}" >build/configure-release.log ||
+  { cat build/configure-release.log; exit 1; }
 grep -E "^-- quire" build/configure-release.log || true
 # A baseline whose package is installed but that was not compiled in: a warning before a
 # bench run, an error in the test run (CI).
