@@ -3,7 +3,8 @@
 // after (the call's last `prefetch` indices) and where -1 rows are pruned, the prefetches
 // unrolled for short chunks; quantized rows of one chunk of up to 4 vectors two bags at a
 // time. Block sizes at and around each vector and chunk width (1..129;
-// 193 and 255: a full chunk, then a rest of 4+ vectors, a partial one last),
+// 193 and 255: a full chunk, then a rest of 4+ vectors, a partial one last; 96..1023:
+// chunks of 12 vectors),
 // every row format, weights (per index, positional), normalize_by_lengths, empty bags,
 // int32/int64 indices, prefetch 0 / 1 / 16 / beyond the call, against the scalar reference
 // bit for bit on every instruction-set path of this CPU; an index outside the table gives
@@ -144,7 +145,11 @@ void check_case(const Case& c, std::mt19937& gen) {
   EXPECT_EQ(untouched, std::vector<float>(out.size(), -77.0f));
 }
 
-const int64_t kBlocks[] = {1, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 193, 255};
+// 96 / 100 / 190 / 400 / 1023, float and 8-bit rows in chunks of 12 vectors (p: the
+// last vector partial): AVX2 12, 8 + 5p, 12 + 12p, 12 x 3 + 8 + 6, 12 x 10 + 8p;
+// AVX-512 190 is 12p, 400 12 + 8 + 5, 1023 12 x 4 + 8 + 8p.
+const int64_t kBlocks[] = {1,   8,   15,  16,  17,  31,  32,  33,  63,  64,  65,
+                           96,  100, 127, 128, 129, 190, 193, 255, 400, 1023};
 const int kOtherPrefetch[] = {0, 1, 5000};
 
 void sweep(Rows rows) {

@@ -75,11 +75,18 @@ using MaxIndexFn = int64_t (*)(const void* idx, int64_t n, int64_t data_size, in
 // pair (quantized formats; null for the others): the same for rows of one chunk of up to
 // kMaxPairVectors vectors, two bags at once (BagJob::begin2), no pruned rows: two accumulator chains in flight where one chunk
 // is too short to hide its chain's latency (embedding_simd.h, bag_pair_rows).
+// wide (vector paths, float and 8-bit rows; null elsewhere): the same for chunks of kWideChunkVectors
+// vectors, which long rows are cut into first (run_checked_bags): a row's step then has
+// 12 independent accumulator chains instead of 8, and each row's per-chunk work (index,
+// address, prefetch, scale and bias) is shared by more columns. FBGEMM's AVX2 JIT keeps
+// 13. Float and 8-bit rows only (docs/embedding.md has the measurements).
 inline constexpr int kMaxChunkVectors = 8;
+inline constexpr int kWideChunkVectors = 12;
 inline constexpr int kMaxPairVectors = 4;
 struct EmbeddingKernels {
   int lanes;  // floats per vector
   BagFn bag[kRowFormatCount][2][2][kMaxChunkVectors];
+  BagFn wide[kRowFormatCount][2][2];
   BagFn pair[kRowFormatCount][2][2][kMaxPairVectors];
   // By index type (0 int32, 1 int64): compiled per path, where the min / max reduction
   // vectorizes with the path's instructions (baseline x86-64 lacks a 32-bit min / max).
