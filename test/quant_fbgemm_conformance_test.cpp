@@ -304,7 +304,12 @@ TEST(FbgemmQuantUtilsAvx2, ElementwiseEntriesMatchQuantUtils) {
       FusedQuantizeDequantize<int8_t>(data.data(), f_want.data(), len, {0.5f, 7, 8});
       ASSERT_TRUE(same_bits(f, f_want));
       std::vector<int32_t> acc(len);
-      for (int i = 0; i < len; ++i) acc[i] = int32_t(data[i] * 1000);
+      // data holds NaN, infinities and 1e30: those become 0 (a float outside int32's
+      // range converted to it is undefined).
+      for (int i = 0; i < len; ++i) {
+        const float v = data[i] * 1000;
+        acc[i] = std::fabs(v) < 2e9f ? static_cast<int32_t>(v) : 0;
+      }
       const RequantizationParams rp{0.0123f, 1689262177, 37, {1.0f, 100, 4}};
       std::vector<uint8_t> r(len), r_want(len);
       fbgemm::RequantizeAvx2(acc.data(), r.data(), len, rp);

@@ -44,8 +44,16 @@ void FloatToFloat8_ref(float input, uint8_t* output, int exponent_bits, int expo
   const float max_pos = std::ldexp(2.0f - std::ldexp(1.0f, -m), (1 << e) - 2 - exponent_bias);
   const uint32_t bits = std::bit_cast<uint32_t>(input);
   const uint32_t sign = bits & 0x80000000u;
-  // fminf returns max_pos for NaN.
-  const float x = std::fmin(from_bits(bits & 0x7fffffffu), max_pos);
+  // FBGEMM's reference takes fminf(|input|, max_pos), and glibc's fminf ignores a quiet
+  // NaN (max_pos) but returns a signaling one quieted, which then goes through the
+  // subnormal branch below as its payload's low byte. Spelled out rather than called:
+  // clang lowers fmin to min instructions that return max_pos for either NaN.
+  const uint32_t magnitude = bits & 0x7fffffffu;
+  float x;
+  if (magnitude > 0x7f800000u)
+    x = (magnitude & 0x00400000u) ? max_pos : from_bits(magnitude | 0x00400000u);
+  else
+    x = std::fmin(from_bits(magnitude), max_pos);
   const uint32_t rebase = static_cast<uint32_t>(127 - exponent_bias) << 23;
   uint32_t code;
   if (x >= from_bits(rebase + (1u << 23))) {
