@@ -17,8 +17,9 @@ esac
 # consumer test's rebuilds of the same sources (cmake/consumer_test.sh) nearly free.
 packages=(cmake ninja-build g++ pkg-config libasmjit-dev libcpuinfo-dev libgtest-dev
           libbenchmark-dev libdnnl-dev libopenblas-dev ocl-icd-opencl-dev ccache)
-# The test run also builds libFuzzer targets and a ThreadSanitizer tree with clang, and
-# compares the shared library's ABI across two builds with abidiff (cmake/abi_check.sh).
+# The test run also builds its AddressSanitizer tree (the suite and the libFuzzer targets)
+# with clang, and compares the shared library's ABI across two builds with abidiff
+# (cmake/abi_check.sh).
 [ "$mode" = test ] && packages+=(clang-14 libclang-rt-14-dev abigail-tools)
 missing=()
 for p in "${packages[@]}"; do
@@ -72,13 +73,15 @@ stage_done "consumer test"
 # The shared library's ABI does not move when an internal table gains a field.
 bash cmake/abi_check.sh
 stage_done "ABI check"
-# Fuzzers (libFuzzer, a fixed time each) and the threading tests under ThreadSanitizer.
-bash cmake/ci_reliability.sh
-stage_done "fuzzers and ThreadSanitizer"
-# The same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+# The same suite under AddressSanitizer + UndefinedBehaviorSanitizer (clang), in a tree
+# that also holds the libFuzzer targets: one sanitized library for both.
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"
 stage_done "asan build"
 # The soak test ran its full minute in Release; 20 s is enough to exercise it under ASan.
 QUIRE_SOAK_SECONDS=${QUIRE_SOAK_SECONDS:-20} ctest --preset asan -j "$jobs"
 stage_done "asan tests"
+# The fuzzers of that tree (a fixed time each), then the threading tests under
+# ThreadSanitizer.
+bash cmake/ci_reliability.sh build/asan
+stage_done "fuzzers and ThreadSanitizer"

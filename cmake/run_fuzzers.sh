@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every libFuzzer target of a `fuzz` build for a fixed time and fails on any crash,
+# Runs every libFuzzer target of an `asan` build for a fixed time and fails on any crash,
 # sanitizer report, leak or timeout.
 #   cmake/run_fuzzers.sh BUILD_DIR [SECONDS]      (SECONDS per target, default 30)
 # Environment: QUIRE_FUZZ_JOBS targets at a time (default 2: one per core of the CI

@@ -57,8 +57,11 @@ TEST(DepthwiseApi, SamePad2D) {
 // B zero points outside int8 (the API's int32 allows them; engines fold offsets into
 // them): they once wrapped to a byte on the SIMD paths and gave wrong results silently.
 TEST(DepthwiseApi, ZeroPointsBeyondInt8) {
-  for (const auto& [H, C, k, q] : {std::tuple{7, 32, 3, Gran::OUT_CHANNEL}, {6, 72, 5, Gran::OUT_CHANNEL},
-                                   {5, 20, 3, Gran::TENSOR}}) {
+  for (const auto& [h, ch, k, gran] : {std::tuple{7, 32, 3, Gran::OUT_CHANNEL},
+                                       {6, 72, 5, Gran::OUT_CHANNEL}, {5, 20, 3, Gran::TENSOR}}) {
+    // Copies: the lambda below captures them, and clang 14 cannot capture structured bindings.
+    const int H = h, C = ch;
+    const Gran q = gran;
     const int pad = (k - 1) / 2;
     const conv_param_t<2> p(2, C, C, {H, H + 2}, C, {k, k}, {1, 1}, {pad, pad, pad, pad});
     SCOPED_TRACE(p.toString());

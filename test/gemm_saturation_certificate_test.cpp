@@ -138,7 +138,9 @@ TEST(SaturationCertificate, LimitsAreTheCornersBound) {
       {{127, 24}, 217}, {{-128, -128}, 128}, {{127, 2}, 254}, {{-128, -1}, 254},
       {{127, 1}, 255},  {{-128, 0}, 255},    {{127, 127}, 129}};
   for (const auto& [pair, limit] : exact_limits) {
-    const std::vector<int8_t> B = matrix<int8_t>(4, 1, [&](int k, int) { return k % 2 ? pair.second : pair.first; });
+    const int b0 = pair.first, b1 = pair.second;  // copies: clang 14 cannot capture bindings
+    const std::vector<int8_t> B =
+        matrix<int8_t>(4, 1, [b0, b1](int k, int) { return k % 2 ? b1 : b0; });
     PackBMatrix<int8_t> packed(matrix_op_t::NoTranspose, 4, 1, B.data(), 1);
     EXPECT_EQ(packed.pairSafeLimits(0)[0], limit) << pair.first << "," << pair.second;
   }
