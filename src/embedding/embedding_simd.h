@@ -439,12 +439,15 @@ constexpr EmbeddingKernels make_embedding_kernels() {
   k.max_index[0] = &max_index<int32_t>;
   k.max_index[1] = &max_index<int64_t>;
   using Seq = std::make_integer_sequence<int, kMaxChunkVectors>;
+  // One-lane vectors are never partial, so their safe routines would be the others
+  // compiled again (the portable path's share of the build, halved).
+  constexpr bool kSafeRoutines = Ops::W > 1;
   auto fill = [&]<RowFormat R>() {
     auto& f = k.bag[static_cast<int>(R)];
     fill_row<Ops, R, int32_t, false>(f[0][0], Seq{});
-    fill_row<Ops, R, int32_t, true>(f[0][1], Seq{});
+    fill_row<Ops, R, int32_t, kSafeRoutines>(f[0][1], Seq{});
     fill_row<Ops, R, int64_t, false>(f[1][0], Seq{});
-    fill_row<Ops, R, int64_t, true>(f[1][1], Seq{});
+    fill_row<Ops, R, int64_t, kSafeRoutines>(f[1][1], Seq{});
     // Float and 8-bit rows: 4- and 2-bit rows decode groups of vectors (more registers
     // live) and fp16 rows convert each vector; with 12-vector chunks 2-bit rows measured
     // 7-10% slower (AVX2, dims 256-1024), fp16 and 4-bit no faster. One-lane vectors
@@ -462,9 +465,9 @@ constexpr EmbeddingKernels make_embedding_kernels() {
       auto& g = k.pair[static_cast<int>(R)];
       using PairSeq = std::make_integer_sequence<int, kMaxPairVectors>;
       fill_pair<Ops, R, int32_t, false>(g[0][0], PairSeq{});
-      fill_pair<Ops, R, int32_t, true>(g[0][1], PairSeq{});
+      fill_pair<Ops, R, int32_t, kSafeRoutines>(g[0][1], PairSeq{});
       fill_pair<Ops, R, int64_t, false>(g[1][0], PairSeq{});
-      fill_pair<Ops, R, int64_t, true>(g[1][1], PairSeq{});
+      fill_pair<Ops, R, int64_t, kSafeRoutines>(g[1][1], PairSeq{});
     }
   };
   fill.template operator()<RowFormat::kF32>();
