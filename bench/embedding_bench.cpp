@@ -143,7 +143,12 @@ int run_embedding_bench(const Options& opt) {
   // every format (float 0.0115, fp16 1.06, code 60), so no denormal slows the sums.
   int64_t table_bytes = wanted(opt.tables, "big") ? kBigBytesCap : l3_bytes;
   for (const int64_t dim : dims) table_bytes = std::max(table_bytes, kSmallRows * 4 * dim);
-  std::vector<uint8_t> table(static_cast<size_t>(table_bytes), 0x3c);
+  // 64-byte aligned, as the tensors of PyTorch's allocator are (a std::vector's large
+  // buffer starts 16 bytes into its mapping: every row of a 64-byte multiple stride would
+  // then straddle one more cache line than the engine's).
+  std::vector<uint8_t> buffer(static_cast<size_t>(table_bytes) + 64, 0x3c);
+  const uintptr_t misalign = reinterpret_cast<uintptr_t>(buffer.data()) % 64;
+  uint8_t* const table_data = buffer.data() + (misalign ? 64 - misalign : 0);
 
   std::printf("quire-bench --precision embedding: batch %d, %lld indices (average bag %d), "
               "prefetch %d, %s threads, path %s\n",
@@ -176,7 +181,7 @@ int run_embedding_bench(const Options& opt) {
         for (ThreadPool* pool : pools)
           for (const bool weighted : {false, true}) {
             const Kernel k = make_kernel(f, dim, weighted, offsets, index_size);
-            const Result r = measure(*pool, k, table.data(), rows, row_bytes, dim, stream, index_size,
+            const Result r = measure(*pool, k, table_data, rows, row_bytes, dim, stream, index_size,
                                      weighted ? weights.data() : nullptr, opt.min_time);
             const double bytes = static_cast<double>(pool->size() * index_size * row_bytes);
             const double gbs = bytes / r.s / 1e9, gather = bytes / r.gather_s / 1e9;
