@@ -191,25 +191,34 @@ TEST_P(PairCorrectionGemm, PlantedPairsAtTheBound) {
   uint32_t seed = 7;
   for (const auto& pair : pairs)
     for (int M : {1, 6, 17, 130})  // 1 and 6 (on 33 columns): exact, still exact results
-      for (int K : {17, 1100}) {  // 1100: K blocks of 512, 512 (corrected) and 76 (too short)
-        ++seed;
-        const int N = 33;
-        const Case c{M, N, K, 1, 1 + int(seed % 3), kOuts[seed % 5], K > 128 ? 512 : 0};
-        std::vector<uint8_t> A(size_t(M) * K, 255);
-        auto B = random_vector<int8_t>(size_t(K) * N, -60, 60, seed);
-        for (int j = 0; j < N; j += 16) {  // one unsafe pair per column in 1 of 16
-          const int t = (j * 7) % (K / 2);
-          B[size_t(2 * t) * N + j] = int8_t(pair[0]);
-          B[size_t(2 * t + 1) * N + j] = int8_t(pair[1]);
+      // 1100 in K blocks of 512, 512 (corrected) and 76 (too short), or in one (kcb 0:
+      // the default 2048), where a requantizing output stage reads the correction from
+      // the slice's own tile instead of C_buffer; every output kind meets both.
+      for (int K : {17, 1100, 1100})
+        for (int out = 0; out < (K > 128 ? 5 : 1); ++out) {
+          ++seed;
+          const int N = 33;
+          const bool k_blocks = K > 128 && seed % 2 == 0;
+          const Case c{M, N, K, 1, 1 + int(seed % 3), kOuts[K > 128 ? out : seed % 5],
+                       k_blocks ? 512 : 0};
+          // Every third row at 200, so rows differ in what they lose (65 x 200 + 64 x 200
+          // fits int16): a correction added to the wrong row shows.
+          std::vector<uint8_t> A(size_t(M) * K, 255);
+          for (int i = 2; i < M; i += 3) std::fill_n(A.begin() + size_t(i) * K, K, uint8_t{200});
+          auto B = random_vector<int8_t>(size_t(K) * N, -60, 60, seed);
+          for (int j = 0; j < N; j += 16) {  // one unsafe pair per column in 1 of 16
+            const int t = (j * 7) % (K / 2);
+            B[size_t(2 * t) * N + j] = int8_t(pair[0]);
+            B[size_t(2 * t + 1) * N + j] = int8_t(pair[1]);
+          }
+          KernelFormCounts counts{};
+          ASSERT_EQ(run_case(c, A, B, counts), 0) << pair[0] << "," << pair[1] << " " << describe(c);
+          // Blocks of 10 rows or more are corrected (a thread's share of M: 130 rows split
+          // in 3 still are), in K blocks of 512 or in one.
+          if (path_chooses_forms() && K >= 512 && (M >= 130 || (M >= 17 && c.threads == 1))) {
+            EXPECT_GT(counts.corrected, 0) << describe(c);
+          }
         }
-        KernelFormCounts counts{};
-        ASSERT_EQ(run_case(c, A, B, counts), 0) << pair[0] << "," << pair[1] << " " << describe(c);
-        // Blocks of 10 rows or more are corrected (a thread's share of M: 130 rows split
-        // in 3 still are), in K blocks of 512.
-        if (path_chooses_forms() && K >= 512 && (M >= 130 || (M >= 17 && c.threads == 1))) {
-          EXPECT_GT(counts.corrected, 0) << describe(c);
-        }
-      }
 }
 
 // The rule's bounds (correction_pays): one unsafe pair in every fifth column, A = 255 so

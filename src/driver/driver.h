@@ -238,6 +238,7 @@ class PairMajorBlock {
   const int32_t* get();
   int64_t ld() const { return ld_; }  // int32 elements between pairs
   int32_t* tile(int cols);            // scratch for one slice's correction tile
+  int32_t* slice(int cols);           // scratch for one slice's correction, rows x cols
 
  private:
   const PairCorrectionKernels& kernels_;

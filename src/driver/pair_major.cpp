@@ -9,7 +9,7 @@ namespace quire::detail {
 namespace {
 
 // The calling thread's pair-major block and correction tile (only the latest is live).
-thread_local GrowingScratch t_pairs, t_tile;
+thread_local GrowingScratch t_pairs, t_tile, t_slice;
 
 }  // namespace
 
@@ -30,6 +30,10 @@ const int32_t* PairMajorBlock::get() {
 
 int32_t* PairMajorBlock::tile(int cols) {
   return static_cast<int32_t*>(t_tile.get(sizeof(int32_t) * static_cast<size_t>(cols * ld_)));
+}
+
+int32_t* PairMajorBlock::slice(int cols) {
+  return static_cast<int32_t*>(t_slice.get(sizeof(int32_t) * static_cast<size_t>(cols * rows_)));
 }
 
 }  // namespace quire::detail
