@@ -215,13 +215,15 @@ void compute_block(KernelSet& kernels, const BlockCall& call) {
   // other panel runs the path's exact kernels, on A widened when the caller widened it.
   const KernelForm exact_form = call.wide != nullptr ? KernelForm::wide : KernelForm::exact;
   const int pair0 = call.k0 / 2, pair1 = pair0 + (call.kc + 1) / 2;
-  // A panel's form, and for a corrected one its entries in the K block.
-  const auto form_of = [&](int panel, const PairEntry*& first, const PairEntry*& last) {
+  // A panel's form.
+  const auto form_of = [&](int panel) {
     if (pair_limits == nullptr) return exact_form;
-    const bool pays = call.pair_index != nullptr && call.a_max > pair_limits[panel] &&
-                      call.pair_index->range(call.first_panel + panel, pair0, pair1, first, last) &&
-                      correction_pays(last - first, pair1 - pair0,
-                                      std::min(width, b.n - panel * width), mc);
+    bool pays = false;
+    if (call.pair_index != nullptr && call.a_max > pair_limits[panel]) {
+      const int64_t entries = call.pair_index->count(call.first_panel + panel, pair0, pair1);
+      pays = entries >= 0 &&
+             correction_pays(entries, pair1 - pair0, std::min(width, b.n - panel * width), mc);
+    }
     return panel_form(pair_limits[panel], call.a_max, exact_form, pays);
   };
   // The end of the run of full slices of one form that the slice at col belongs to
@@ -234,8 +236,7 @@ void compute_block(KernelSet& kernels, const BlockCall& call) {
   for (int col = n0; col < n0 + nc;) {
     const int panel = col / width, offset = col % width;
     const int nr = std::min({kernels.nr(), width - offset, n0 + nc - col});
-    const PairEntry *first = nullptr, *last = nullptr;
-    const KernelForm form = form_of(panel, first, last);
+    const KernelForm form = form_of(panel);
     if (kernels.has_pair_safe()) kernels.count_form(form);
     args.accumulate = call.accumulate;  // a corrected slice before may have set it
     // A block of fewer rows than a panel (one call, requantized after the loop) walks up
@@ -243,9 +244,7 @@ void compute_block(KernelSet& kernels, const BlockCall& call) {
     const int span = kernels.panels(mc, width, form);
     if (span > 1 && offset == 0 && mc < mr && kernels.nr() >= width) {
       int end = col + nr, spanned = 1;
-      const PairEntry *first_next = nullptr, *last_next = nullptr;
-      for (; spanned < span && end < n0 + nc &&
-             form_of(end / width, first_next, last_next) == form;
+      for (; spanned < span && end < n0 + nc && form_of(end / width) == form;
            ++spanned)
         end = std::min(end + width, n0 + nc);
       jit::KernelSpec spec = kernels.spec(mc, end - col, form, false, false, {},
@@ -272,9 +271,8 @@ void compute_block(KernelSet& kernels, const BlockCall& call) {
       if (spanned == span && end - col == span * width && kernels.has_column_slices()) {
         const auto whole_span = [&](int start) {
           if (start + span * width > n0 + nc) return false;
-          const PairEntry *f = nullptr, *l = nullptr;
           for (int p = 0; p < span; ++p)
-            if (form_of(start / width + p, f, l) != form) return false;
+            if (form_of(start / width + p) != form) return false;
           return true;
         };
         int spans = 1;
@@ -309,8 +307,7 @@ void compute_block(KernelSet& kernels, const BlockCall& call) {
                                           : int64_t{n0 + nc};
       if (col >= run_end) {
         run_end = col + nr;
-        const PairEntry *first_next = nullptr, *last_next = nullptr;
-        while (run_end + nr <= n0 + nc && form_of(run_end / width, first_next, last_next) == form)
+        while (run_end + nr <= n0 + nc && form_of(run_end / width) == form)
           run_end += nr;
       }
       const int end = static_cast<int>(std::min<int64_t>(run_end, col + max_slices * nr));
@@ -337,9 +334,11 @@ void compute_block(KernelSet& kernels, const BlockCall& call) {
       PairMajorBlock& pairs = *call.pair_major;
       const bool compact = staged != nullptr && !call.accumulate;
       int32_t* into = compact ? pairs.slice(nr) : c + (col - n0);
-      kernels.pair_correction()->correct(pairs.get(), pairs.ld(), mc, pair0, first, last, offset,
-                                         nr, into, compact ? nr : ldc, call.accumulate,
-                                         pairs.tile(nr));
+      const PairIndexView& index = *call.pair_index;
+      kernels.pair_correction()->correct(
+          pairs.get(), pairs.ld(), mc, pair0, pair1, pair0 == 0 && pair1 >= index.pairs,
+          index.lists(call.first_panel + panel, offset), index.entries, nr, into,
+          compact ? nr : ldc, call.accumulate, pairs.tile(nr));
       if (compact) correction = into;
       else args.accumulate = true;
     }

@@ -20,14 +20,16 @@ using PairMajorFn = void (*)(const uint8_t* a, int64_t lda, int rows, int cols, 
                              int64_t ld_dst);
 
 // Adds, or stores where !accumulate, into C columns [0, cols) (rows ldc apart, `rows`
-// rows) the correction of the entries [first, last) whose column is in [col0, col0 +
-// cols): for each, s - clamp(s, -32768, 32767) with s the pair's sum for every row,
-// pairs taken from the pair-major block at pair index entry.pair - pair0. tile: scratch
-// of cols x ld_a int32, 64-byte aligned.
+// rows) the correction of the slice's unsafe pairs with pair in [pair0, pair1): for
+// each, s - clamp(s, -32768, 32767) with s the pair's sum for every row, pairs taken
+// from the pair-major block at pair index entry.pair - pair0. The entries are in the
+// lists of column j and side s at [entries + lists[2 j + s], entries + lists[2 j + s + 1])
+// (pack/pair_index.h), to be cut to the pair range unless whole_k says each is inside
+// it. tile: scratch of cols x ld_a int32, 64-byte aligned.
 using PairCorrectFn = void (*)(const int32_t* a_pairs, int64_t ld_a, int rows, int pair0,
-                               const PairEntry* first, const PairEntry* last, int col0,
-                               int cols, int32_t* c, int64_t ldc, bool accumulate,
-                               int32_t* tile);
+                               int pair1, bool whole_k, const uint32_t* lists,
+                               const PairEntry* entries, int cols, int32_t* c, int64_t ldc,
+                               bool accumulate, int32_t* tile);
 
 struct PairCorrectionKernels {
   int lanes;  // ld_a is a multiple of it

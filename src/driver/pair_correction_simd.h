@@ -55,41 +55,57 @@ struct PairCorrection {
 
   // 64-byte aligned, so its loops' alignment, and speed, do not depend on where the
   // linker puts it (a layout shift made 16 x 256 x 512 3-4% slower).
-  __attribute__((aligned(64))) static void correct(const int32_t* a_pairs, int64_t ld_a, int rows, int pair0,
-                      const PairEntry* first, const PairEntry* last, int col0, int cols,
-                      int32_t* c, int64_t ldc, bool accumulate, int32_t* tile) {
-    std::memset(tile, 0, sizeof(int32_t) * static_cast<size_t>(cols * ld_a));
-    // The row vectors per entry fixed where they are few (blocks of up to 2 W rows): the
-    // entry loop then has no inner loop and its addresses are shifts (Zen 5, 6 rows:
-    // about 6 cycles per entry with the generic loop).
+  __attribute__((aligned(64))) static void correct(const int32_t* a_pairs, int64_t ld_a, int rows,
+                                                   int pair0, int pair1, bool whole_k,
+                                                   const uint32_t* lists, const PairEntry* entries,
+                                                   int cols, int32_t* c, int64_t ldc,
+                                                   bool accumulate, int32_t* tile) {
     const int nv = static_cast<int>(ld_a / W);
-    if (nv == 1) add_entries<1>(a_pairs, ld_a, pair0, first, last, col0, cols, tile);
-    else if (nv == 2) add_entries<2>(a_pairs, ld_a, pair0, first, last, col0, cols, tile);
-    else add_entries<0>(a_pairs, ld_a, pair0, first, last, col0, cols, tile);
+    const int32_t* a_base = a_pairs - pair0 * ld_a;  // pair t's rows at a_base + t * ld_a
+    for (int j = 0; j < cols; ++j) {
+      const PairEntry *up0 = entries + lists[2 * j], *up1 = entries + lists[2 * j + 1];
+      const PairEntry *down0 = up1, *down1 = entries + lists[2 * j + 2];
+      if (!whole_k) {
+        cut_to_pairs(up0, up1, pair0, pair1);
+        cut_to_pairs(down0, down1, pair0, pair1);
+      }
+      int32_t* column = tile + j * ld_a;
+      // Up to 4 vectors of rows in registers per pass over the column's lists.
+      for (int v = 0; v < nv; v += 4) {
+        const int32_t* a = a_base + v * W;
+        switch (std::min(4, nv - v)) {
+          case 1: column_sums<1>(a, ld_a, up0, up1, down0, down1, column + v * W); break;
+          case 2: column_sums<2>(a, ld_a, up0, up1, down0, down1, column + v * W); break;
+          case 3: column_sums<3>(a, ld_a, up0, up1, down0, down1, column + v * W); break;
+          default: column_sums<4>(a, ld_a, up0, up1, down0, down1, column + v * W); break;
+        }
+      }
+    }
     add_tile(tile, ld_a, rows, cols, c, ldc, accumulate);
   }
 
-  // tile[j * ld_a + r] += s - sat16(s) of every entry in columns [col0, col0 + cols),
-  // for all ld_a rows (rows past the block's are zero in the pair-major block).
+  // NV vectors of one column's rows: the sum over its entries of s - sat16(s), stored at
+  // out. A pair on side 0 only rises past 32767 (its weights >= 0), one on side 1 only
+  // falls past -32768, so each side's term is one subtraction and one max or min.
   template <int NV>
-  static void add_entries(const int32_t* a_pairs, int64_t ld_a, int pair0, const PairEntry* first,
-                          const PairEntry* last, int col0, int cols, int32_t* tile) {
-    const int64_t ld = NV > 0 ? int64_t{NV} * W : ld_a;
-    const int nv = NV > 0 ? NV : static_cast<int>(ld_a / W);
-    const I lo = V::set1i(-32768), hi = V::set1i(32767);
-    const int32_t* a_base = a_pairs - pair0 * ld;
-    for (const PairEntry* e = first; e != last; ++e) {
-      const unsigned j = static_cast<unsigned>(e->col - col0);
-      if (j >= static_cast<unsigned>(cols)) continue;
+  static void column_sums(const int32_t* a, int64_t ld_a, const PairEntry* up0, const PairEntry* up1,
+                          const PairEntry* down0, const PairEntry* down1, int32_t* out) {
+    const I zero = V::set1i(0), hi = V::set1i(32767), lo = V::set1i(-32768);
+    I sum[NV];
+    for (int v = 0; v < NV; ++v) sum[v] = zero;
+    for (const PairEntry* e = up0; e != up1; ++e) {
       const I b = V::set1i(e->b01);
-      const int32_t* a = a_base + e->pair * ld;
-      int32_t* t = tile + j * ld;
-      for (int v = 0; v < nv; ++v) {
-        const I s = V::madd16(V::load_aligned(a + v * W), b);
-        const I lost = V::subi(s, V::maxi(V::mini(s, hi), lo));  // s - sat16(s)
-        V::store_aligned(t + v * W, V::addi(V::load_aligned(t + v * W), lost));
-      }
+      const int32_t* rows = a + e->pair * ld_a;
+      for (int v = 0; v < NV; ++v)
+        sum[v] = V::addi(sum[v], V::maxi(V::subi(V::madd16(V::load_aligned(rows + v * W), b), hi), zero));
     }
+    for (const PairEntry* e = down0; e != down1; ++e) {
+      const I b = V::set1i(e->b01);
+      const int32_t* rows = a + e->pair * ld_a;
+      for (int v = 0; v < NV; ++v)
+        sum[v] = V::addi(sum[v], V::mini(V::subi(V::madd16(V::load_aligned(rows + v * W), b), lo), zero));
+    }
+    for (int v = 0; v < NV; ++v) V::store_aligned(out + v * W, sum[v]);
   }
 
   // C rows [0, rows) x columns [0, cols) += (or = without accumulate) the column-major

@@ -12,7 +12,9 @@
 namespace quire::detail {
 
 // One K pair of one column whose own limit (min(255, 32767 / P, 32768 / -N) for that
-// pair alone) is under 255: with A = 255 somewhere it can saturate vpmaddubsw.
+// pair alone) is under 255: with A = 255 somewhere it can saturate vpmaddubsw. Its two
+// weights have one sign (a pair of both signs is always safe), so its sum leaves int16
+// on one side only: above 32767 when b0 + b1 > 0 (its side is 0), below -32768 else (1).
 struct PairEntry {
   uint16_t pair;  // t: A bytes k = 2t, 2t + 1 of the group (t < 32897, kMaxExactK / 2)
   uint16_t col;   // column in the panel
@@ -32,40 +34,56 @@ static_assert(sizeof(PairEntry) == 8);
 // - 6-9 rows: up to 1/50 of the pairs, on 4096 columns or more, where the pair-major
 //   pass is shared by enough panels (6 x 4096 x 1024 1.04-1.06x, 6 x 4096 x 2048
 //   1.16-1.3x; 6 x 2048 x 512 0.96-0.97x, 6 x 256 x 1024 0.91x, 6 x 256 x 2048 0.96x);
-// - 10-15 rows up to 1/64, from 16 rows up to 1/40;
-// - never on a K block of fewer than 256 pairs (K < 512): there the pass that makes A
-//   pair-major and the tile's add into C cost about as much per output as the short dot
-//   products they save (156800 x {4, 8} x 36: 0.62x of the exact form; K = 256 at 3.5%
-//   unsafe pairs, 20-102 rows: 0.97-1.05x). Packing keeps an index only for panels
-//   within the widest share.
+// - from 10 rows up to 1/20 (the per-column correction of Zen 5's session, with the
+//   stage reading it from a compact tile: 10 x 4096 x 1024 1.06x and 102 x 1024 x 512
+//   1.04x over 1/64 and 1/40; denser cutoffs, 1/12-1/15, moved nothing beyond the noise);
+// - on K blocks of 256 pairs or more (K >= 512), and from 16 rows of 128 or more
+//   (K >= 256: 102 x 2323 x 256 1.12x, 196 x 1024 x 256 and 256^3 1.10x, 20 x 2048 x 256
+//   1.04x over the exact form; 10 x 2048 x 256 0.87x, 6 x 1024 x 256 0.77x). Shorter K
+//   blocks do not pay: the pass that makes A pair-major and the tile cost about as much
+//   per output as the short dot products they save (156800 x {4, 8} x 36: 0.62x).
+//   Packing keeps an index only for panels within the widest share.
 inline constexpr int kCorrectedMinRows = 6;
-inline constexpr int kCorrectedWideRows = 10;      // from here, any block_cols
+inline constexpr int kCorrectedWideRows = 10;       // from here, any block_cols
+inline constexpr int kCorrectedTallRows = 16;       // from here, K blocks of 128 pairs
 inline constexpr int64_t kCorrectedMinCols = 4096;  // under kCorrectedWideRows
 inline constexpr int64_t kCorrectedMinPairs = 256;
+inline constexpr int64_t kCorrectedTallMinPairs = 128;
 // Whether a block of `rows` rows of a thread's `block_cols` columns can run corrected at
 // all (else the driver skips the index look-ups and the pair-major pass).
 inline bool block_may_correct(int rows, int64_t block_cols) {
   return rows >= kCorrectedWideRows || (rows >= kCorrectedMinRows && block_cols >= kCorrectedMinCols);
 }
-// Whether a slice of such a block runs corrected.
+// Whether a slice of such a block runs corrected (packing asks for any rows).
 inline bool correction_pays(int64_t entries, int64_t pairs, int64_t cols, int rows = 1 << 30) {
-  if (rows < kCorrectedMinRows || pairs < kCorrectedMinPairs) return false;
-  return entries * (rows < kCorrectedWideRows ? 50 : rows < 16 ? 64 : 40) <= pairs * cols;
+  if (rows < kCorrectedMinRows) return false;
+  if (pairs < (rows >= kCorrectedTallRows ? kCorrectedTallMinPairs : kCorrectedMinPairs)) return false;
+  return entries * (rows < kCorrectedWideRows ? 50 : 20) <= pairs * cols;
 }
 
 // Where the index lives in the blob: after groups x panels limit bytes, 8-aligned, one
-// byte per (group, panel) saying whether it is indexed, then (8-aligned) groups x
-// panels + 1 uint32 offsets into the entries, then (8-aligned) the entries, per panel
-// sorted by pair then column.
+// byte per (group, panel) saying whether it is indexed, then (8-aligned) the offsets
+// into the entries of one list per (group, panel, column of the panel, side), in that
+// order, and one more (the end), then (8-aligned) the entries, each list sorted by pair.
+// Per column and side, a correction sums one kind of term in registers (pair_correction.h).
 struct PairIndexView {
   const uint8_t* indexed;
-  const uint32_t* begin;
+  const uint32_t* offsets;
   const PairEntry* entries;
+  int width;  // columns per panel
+  int pairs;  // K pairs of a group
 
-  // The entries of panel gp (g * panels + p) with pair in [pair0, pair1), or null if the
-  // panel has no index.
-  bool range(int gp, int pair0, int pair1, const PairEntry*& first, const PairEntry*& last) const;
+  // The 2 * width + 1 offsets of panel gp's lists (gp = g * panels + p) from column col0
+  // on: list (j, side) of the panel is [offsets[2 j + side], offsets[2 j + side + 1]).
+  const uint32_t* lists(int gp, int col0 = 0) const {
+    return offsets + (int64_t{gp} * width + col0) * 2;
+  }
+  // The entries of panel gp with pair in [pair0, pair1), or -1 if it has no index.
+  int64_t count(int gp, int pair0, int pair1) const;
 };
+
+// [first, last), one list, cut to the entries with pair in [pair0, pair1).
+void cut_to_pairs(const PairEntry*& first, const PairEntry*& last, int pair0, int pair1);
 
 PairIndexView pair_index_view(const PackedBLayout& layout, const uint8_t* blob);
 

@@ -66,12 +66,15 @@ void pack_b_block(const PackedBLayout& layout, matrix_op_t trans, const int8_t* 
 // multiple of 8, the library's private index of the panels' unsafe pairs (pairs whose own
 // limit is under 255), read by fbgemmPacked through PackedGemmCall::b_pair_safe_limits to
 // run such panels with the pair-safe kernels plus a sparse correction: one byte per
-// (group, panel) saying whether the panel is indexed, then (8-aligned) groups x panels + 1
-// uint32 offsets, then (8-aligned) 8-byte entries {uint16 pair t (A bytes 2t, 2t + 1),
-// uint16 column in the panel, int16 b0, int16 b1}, per panel sorted by pair, so a K block
-// is a contiguous range. Panels with no unsafe pair have no entries; panels whose unsafe
-// pairs exceed 1/40 of pairs x columns are not indexed (they run the exact form). Size:
-// 8 bytes per unsafe pair + 5 per panel (docs/packing.md gives it for trained weights).
+// (group, panel) saying whether the panel is indexed, then (8-aligned) one uint32 offset
+// per (group, panel, column of the panel, side) and one more (the end), then (8-aligned)
+// 8-byte entries {uint16 pair t (A bytes 2t, 2t + 1), uint16 column in the panel, int16
+// b0, int16 b1}: the lists of one column and side (side 0: weights >= 0, the sum can only
+// rise past 32767; side 1: it can only fall past -32768), each sorted by pair, so a K
+// block is a contiguous range of each. Panels whose unsafe pairs exceed 1/20 of pairs x
+// columns keep empty lists (they run the exact form); where a group's K has fewer than
+// 128 pairs no K block can be corrected and there are no offsets. Size: 8 bytes per
+// unsafe pair + 1 per panel + 8 per column (docs/packing.md gives it for trained weights).
 // The blob is only ever made here, so whoever holds the limits holds the index after them.
 std::vector<uint8_t> pair_safe_limits(const PackedBLayout& layout, const int8_t* packed);
 
