@@ -242,13 +242,15 @@ TEST_P(PairCorrectionGemm, PlantedPairsAtTheBound) {
 // The rule's bounds (correction_pays): one unsafe pair in every fifth column, A = 255 so
 // each saturates; K blocks of 512, one thread. Blocks of 1-5 rows run the exact form;
 // 6-9 rows are corrected on 4096 columns or more, from 10 rows on any; on K blocks of
-// 256 pairs (K = 1024: two of them), and from 16 rows on K blocks of 128 pairs too
-// (K = 256; K = 36 has one of 18, never corrected).
+// 256 pairs (K = 1024: two of them), and from two row vectors (16 rows on avx2, 32 on
+// avx512) on K blocks of 128 pairs too (K = 256; K = 36 has one of 18, never corrected).
 TEST_P(PairCorrectionGemm, RowsColumnsAndKBlocksOfTheRule) {
   if (!GetParam().supported) GTEST_SKIP() << "needs " << missing_features(GetParam().isa);
   ScopedIsa isa(GetParam().isa);
   uint32_t seed = 300;
-  for (int M : {1, 2, 3, 5, 6, 9, 10, 15, 16, 17})
+  // Two vectors of the correction's rows: 8 int32 lanes on avx2, 16 on avx512.
+  const int tall_rows = GetParam().isa == inst_set_t::avx512 ? 32 : 16;
+  for (int M : {1, 2, 3, 5, 6, 9, 10, 15, 16, 17, 31, 32})
     for (int N : {47, 4100})
       for (int K : {36, 256, 1024}) {
         ++seed;
@@ -263,7 +265,7 @@ TEST_P(PairCorrectionGemm, RowsColumnsAndKBlocksOfTheRule) {
         KernelFormCounts counts{};
         ASSERT_EQ(run_case(c, A, B, counts), 0) << describe(c);
         const bool corrects =
-            (K >= 512 && (M >= 10 || (M >= 6 && N >= 4096))) || (K >= 256 && M >= 16);
+            (K >= 512 && (M >= 10 || (M >= 6 && N >= 4096))) || (K >= 256 && M >= tall_rows);
         EXPECT_EQ(counts.corrected > 0, path_chooses_forms() && corrects) << describe(c);
       }
 }

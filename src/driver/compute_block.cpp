@@ -221,8 +221,9 @@ void compute_block(KernelSet& kernels, const BlockCall& call) {
     bool pays = false;
     if (call.pair_index != nullptr && call.a_max > pair_limits[panel]) {
       const int64_t entries = call.pair_index->count(call.first_panel + panel, pair0, pair1);
-      pays = entries >= 0 &&
-             correction_pays(entries, pair1 - pair0, std::min(width, b.n - panel * width), mc);
+      pays = entries >= 0 && correction_pays(entries, pair1 - pair0,
+                                             std::min(width, b.n - panel * width), mc,
+                                             kernels.pair_correction()->lanes);
     }
     return panel_form(pair_limits[panel], call.a_max, exact_form, pays);
   };

@@ -37,15 +37,17 @@ static_assert(sizeof(PairEntry) == 8);
 // - from 10 rows up to 1/20 (the per-column correction of Zen 5's session, with the
 //   stage reading it from a compact tile: 10 x 4096 x 1024 1.06x and 102 x 1024 x 512
 //   1.04x over 1/64 and 1/40; denser cutoffs, 1/12-1/15, moved nothing beyond the noise);
-// - on K blocks of 256 pairs or more (K >= 512), and from 16 rows of 128 or more
-//   (K >= 256: 102 x 2323 x 256 1.12x, 196 x 1024 x 256 and 256^3 1.10x, 20 x 2048 x 256
-//   1.04x over the exact form; 10 x 2048 x 256 0.87x, 6 x 1024 x 256 0.77x). Shorter K
+// - on K blocks of 256 pairs or more (K >= 512), and from two row vectors (16 rows on
+//   avx2, 32 on avx512) of 128 or more (K >= 256; avx2: 102 x 2323 x 256 1.12x,
+//   196 x 1024 x 256 and 256^3 1.10x, 20 x 2048 x 256 1.04x over the exact form;
+//   10 x 2048 x 256 0.87x, 6 x 1024 x 256 0.77x; avx512, whose exact form is nearer its
+//   pair-safe one: 20 x 2048 x 256 and 20 x 4096 x 256 0.92x, 64 x 1024 x 256 1.03x). Shorter K
 //   blocks do not pay: the pass that makes A pair-major and the tile cost about as much
 //   per output as the short dot products they save (156800 x {4, 8} x 36: 0.62x).
 //   Packing keeps an index only for panels within the widest share.
 inline constexpr int kCorrectedMinRows = 6;
 inline constexpr int kCorrectedWideRows = 10;       // from here, any block_cols
-inline constexpr int kCorrectedTallRows = 16;       // from here, K blocks of 128 pairs
+inline constexpr int kCorrectedTallVectors = 2;     // row vectors from which 128 pairs pay
 inline constexpr int64_t kCorrectedMinCols = 4096;  // under kCorrectedWideRows
 inline constexpr int64_t kCorrectedMinPairs = 256;
 inline constexpr int64_t kCorrectedTallMinPairs = 128;
@@ -54,10 +56,13 @@ inline constexpr int64_t kCorrectedTallMinPairs = 128;
 inline bool block_may_correct(int rows, int64_t block_cols) {
   return rows >= kCorrectedWideRows || (rows >= kCorrectedMinRows && block_cols >= kCorrectedMinCols);
 }
-// Whether a slice of such a block runs corrected (packing asks for any rows).
-inline bool correction_pays(int64_t entries, int64_t pairs, int64_t cols, int rows = 1 << 30) {
+// Whether a slice of such a block runs corrected, on a path whose correction takes
+// `lanes` rows per vector (packing asks for any rows).
+inline bool correction_pays(int64_t entries, int64_t pairs, int64_t cols, int rows = 1 << 30,
+                            int lanes = 8) {
   if (rows < kCorrectedMinRows) return false;
-  if (pairs < (rows >= kCorrectedTallRows ? kCorrectedTallMinPairs : kCorrectedMinPairs)) return false;
+  const bool tall = rows >= kCorrectedTallVectors * lanes;
+  if (pairs < (tall ? kCorrectedTallMinPairs : kCorrectedMinPairs)) return false;
   return entries * (rows < kCorrectedWideRows ? 50 : 20) <= pairs * cols;
 }
 
