@@ -108,11 +108,13 @@ __attribute__((always_inline)) inline void run_staged_slice(
 // has no such kernel for one of the two or the slices' output op cannot end them in a
 // stage (a per-group operand changing inside them): the caller then runs them slice by
 // slice. Saves the driver's work and a call per slice: 6 x 1024 x 256 spent 10-12% of
-// its time in compute_block and stage_for_slice on avx2, Zen 5.
+// its time in compute_block and stage_for_slice on avx2, Zen 5. correction (corrected
+// slices under a stage): the slices' corrections, rows x cols, which the stage kernels
+// read as their C.
 bool run_column_slices(KernelSet& kernels, MicroKernelArgs& args, const TileRequantize* staged,
                        int c0, int cols, int step, int width, int64_t panel_bytes,
                        KernelForm form, const ABlock& a, int32_t* c, int64_t ldc, int tile,
-                       int full_panels, int tail_rows) {
+                       int full_panels, int tail_rows, const int32_t* correction = nullptr) {
   OutputStage stage;
   OutputStageArgs stage_args;
   if (staged != nullptr && !stage_for_slice(staged->args, c0, cols, stage, stage_args)) return false;
@@ -128,9 +130,15 @@ bool run_column_slices(KernelSet& kernels, MicroKernelArgs& args, const TileRequ
   args.n_slices = cols / step;
   args.slices_per_panel = width / step;
   args.b_panel_stride = panel_bytes;
+  const int64_t ldc_bytes = args.ldc_bytes;
+  if (correction != nullptr) {  // the stage kernels read it as C (rows cols apart)
+    args.ldc_bytes = int64_t{cols} * sizeof(int32_t);
+    args.accumulate = true;
+  }
   const auto run = [&](MicroKernelFn fn, int r0, int rows, int panels) {
     a.point(args, form, r0, rows);
-    args.c = c + int64_t{r0} * ldc + c0;
+    args.c = correction != nullptr ? const_cast<int32_t*>(correction) + int64_t{r0} * cols
+                                   : c + int64_t{r0} * ldc + c0;
     args.m_panels = panels;
     args.mr = rows;
     OutputStageArgs call_stage = stage_args;  // the kernel's: read per slice
@@ -145,6 +153,7 @@ bool run_column_slices(KernelSet& kernels, MicroKernelArgs& args, const TileRequ
   if (full_panels > 0) run(full, 0, tile, full_panels);
   if (tail_rows > 0) run(tail, full_panels * tile, tail_rows, 1);
   args.n_slices = 0;
+  args.ldc_bytes = ldc_bytes;
   return true;
 }
 
@@ -227,6 +236,28 @@ void compute_block(KernelSet& kernels, const BlockCall& call) {
     }
     return panel_form(pair_limits[panel], call.a_max, exact_form, pays);
   };
+  // The correction of the nr columns of panel `panel` from `offset` into C (ldc apart),
+  // added to it or, without accumulate, stored.
+  const auto correct_into = [&](int panel, int offset, int nr, int32_t* into, int64_t ld,
+                                bool accumulate) {
+    PairMajorBlock& pairs = *call.pair_major;
+    const PairIndexView& index = *call.pair_index;
+    kernels.pair_correction()->correct(
+        pairs.get(), pairs.ld(), mc, pair0, pair1, pair0 == 0 && pair1 >= index.pairs,
+        index.lists(call.first_panel + panel, offset), index.entries, nr, into, ld, accumulate,
+        pairs.tile(nr));
+  };
+  // The corrections of `slices` consecutive slices of nr columns (kernels.nr() unless
+  // given) from col, side by side in the compact tile: mc rows of slices * nr.
+  const auto correct_slices = [&](int col, int slices, int nr = 0) {
+    if (nr == 0) nr = kernels.nr();
+    int32_t* run = call.pair_major->slice(slices * nr);
+    for (int s = 0; s < slices; ++s) {
+      const int first = col + s * nr;
+      correct_into(first / width, first % width, nr, run + s * nr, int64_t{slices} * nr, false);
+    }
+    return static_cast<const int32_t*>(run);
+  };
   // The end of the run of full slices of one form that the slice at col belongs to
   // (column_slices below): found once per run, and reused by the slices inside it when
   // they run one by one because run_column_slices declined the run. Rescanning the
@@ -296,10 +327,15 @@ void compute_block(KernelSet& kernels, const BlockCall& call) {
     const int tile = wide_tile ? kernels.wide_mr(mc) : mr;
     const int step = wide_tile ? std::min(kernels.wide_nr(mc), nr) : nr;
     const int panels = mc / tile, rest = mc % tile;
-    // Full slices from a panel's start on, of one form, the corrected one aside (its
-    // correction goes into C slice by slice): one call per row run walks them all.
-    if (form != KernelForm::corrected && kernels.has_column_slices() && offset == 0 &&
-        nr == kernels.nr() && width % nr == 0 && nr % step == 0) {
+    // Corrected slices under a stage on the only K block read their correction from a
+    // compact tile (below); a run of them shares one.
+    const bool compact = form == KernelForm::corrected && staged != nullptr && !call.accumulate;
+    // Full slices from a panel's start on, of one form: one call per row run walks them
+    // all. Corrected ones only when compact: otherwise their corrections go into C_buffer
+    // first, and a run the kernels decline could not go back to the slice loop below
+    // without adding them twice (a declined compact run only wastes its corrections).
+    if ((form != KernelForm::corrected || compact) && kernels.has_column_slices() &&
+        offset == 0 && nr == kernels.nr() && width % nr == 0 && nr % step == 0) {
       // With a row tail, its call walks the run's B again after the full panels': the
       // run's B (kc x columns bytes) stays within 128 KiB, so that it comes from L2 (a
       // 49-row block at K = 2048, N = 512 ran 4% slower reading it from L3).
@@ -311,12 +347,18 @@ void compute_block(KernelSet& kernels, const BlockCall& call) {
         while (run_end + nr <= n0 + nc && form_of(run_end / width) == form)
           run_end += nr;
       }
-      const int end = static_cast<int>(std::min<int64_t>(run_end, col + max_slices * nr));
+      // A corrected run's tile stays within 32 KiB, in L1 for its kernel call.
+      const int64_t run_slices =
+          compact ? std::min<int64_t>(max_slices, std::max<int64_t>(1, (int64_t{8} << 10) / (mc * nr)))
+                  : max_slices;
+      const int end = static_cast<int>(std::min<int64_t>(run_end, col + run_slices * nr));
       const int slices = (end - col) / nr;
       if (slices > 1) {
+        const int32_t* run_correction = compact ? correct_slices(col, slices) : nullptr;
         args.b = call.b_group + panel * b.panel_bytes() + int64_t{call.k0} * width;
         if (run_column_slices(kernels, args, staged, col - n0, end - col, step, width,
-                              b.panel_bytes(), form, block, c, ldc, tile, panels, rest)) {
+                              b.panel_bytes(), form, block, c, ldc, tile, panels, rest,
+                              run_correction)) {
           if (kernels.has_pair_safe())
             for (int s = 1; s < slices; ++s) kernels.count_form(form);
           col = end;
@@ -331,17 +373,11 @@ void compute_block(KernelSet& kernels, const BlockCall& call) {
     // into C_buffer, it cost a store miss per row and slice (102 x 1024 x 512, avx2 on
     // Zen 5: that pass took 12% of the call).
     const int32_t* correction = nullptr;
-    if (form == KernelForm::corrected) {
-      PairMajorBlock& pairs = *call.pair_major;
-      const bool compact = staged != nullptr && !call.accumulate;
-      int32_t* into = compact ? pairs.slice(nr) : c + (col - n0);
-      const PairIndexView& index = *call.pair_index;
-      kernels.pair_correction()->correct(
-          pairs.get(), pairs.ld(), mc, pair0, pair1, pair0 == 0 && pair1 >= index.pairs,
-          index.lists(call.first_panel + panel, offset), index.entries, nr, into,
-          compact ? nr : ldc, call.accumulate, pairs.tile(nr));
-      if (compact) correction = into;
-      else args.accumulate = true;
+    if (compact) {
+      correction = correct_slices(col, 1, nr);
+    } else if (form == KernelForm::corrected) {
+      correct_into(panel, offset, nr, c + (col - n0), ldc, call.accumulate);
+      args.accumulate = true;
     }
     for (int c0 = col; c0 < col + nr; c0 += step) {
       const int w = std::min(step, col + nr - c0);
