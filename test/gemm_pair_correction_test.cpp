@@ -239,6 +239,37 @@ TEST_P(PairCorrectionGemm, PlantedPairsAtTheBound) {
         }
 }
 
+// Quantization groups narrower than a column slice (GROUP granularity, 8 columns per
+// group on one GEMM group): a slice's per-group operands change inside it, so it has no
+// stage kernel and a corrected slice under such an op puts its compact correction into
+// C_buffer before its int32 kernel and the epilogue run.
+TEST_P(PairCorrectionGemm, QuantGroupsInsideASlice) {
+  if (!GetParam().supported) GTEST_SKIP() << "needs " << missing_features(GetParam().isa);
+  ScopedIsa isa(GetParam().isa);
+  const int M = 17, N = 40, K = 1100;
+  std::vector<uint8_t> A(size_t(M) * K, 255);
+  for (int i = 2; i < M; i += 3) std::fill_n(A.begin() + size_t(i) * K, K, uint8_t{200});
+  auto B = random_vector<int8_t>(size_t(K) * N, -60, 60, 77);
+  for (int j = 0; j < N; j += 3) {  // one unsafe pair in every third column
+    const int t = (j * 13) % (K / 2);
+    B[size_t(2 * t) * N + j] = int8_t(j % 2 ? 127 : -128);
+    B[size_t(2 * t + 1) * N + j] = int8_t(j % 2 ? 127 : -128);
+  }
+  std::vector<int32_t> exact(size_t(M) * N);
+  ref::matmul_u8s8s32(M, N, K, A.data(), K, B.data(), N, exact.data(), N);
+  PackBMatrix<int8_t> packedB(matrix_op_t::NoTranspose, K, N, B.data(), N);
+  for (bool relu : {false, true}) {
+    resetKernelFormCounts();
+    const int bad =
+        relu ? requantized_mismatches<true, QuantizationGranularity::GROUP>(M, N, K, 1, A, packedB,
+                                                                          exact, nullptr, 5)
+             : requantized_mismatches<false, QuantizationGranularity::GROUP>(M, N, K, 1, A, packedB,
+                                                                           exact, nullptr, 5);
+    EXPECT_EQ(bad, 0) << "relu " << relu;
+    EXPECT_EQ(kernelFormCounts().corrected > 0, path_chooses_forms()) << "relu " << relu;
+  }
+}
+
 // The rule's bounds (correction_pays): one unsafe pair in every fifth column, A = 255 so
 // each saturates; K blocks of 512, one thread. Blocks of 1-5 rows run the exact form;
 // 6-9 rows are corrected on 4096 columns or more, from 10 rows on any; on K blocks of

@@ -15,29 +15,32 @@ namespace quire::test {
 
 // A (M x K, read in place where the packer can) times packedB (K x N, one group), as
 // `threads` calls of fbgemmPacked; `exact` is the int32 product. Zero points, multipliers
-// and bias vary per column in the per-channel case. Returns the mismatching outputs.
+// and bias vary per column in the per-channel case, per quantization group (N /
+// quant_groups columns each) in the group case. Returns the mismatching outputs.
 template <bool Relu, QuantizationGranularity Q>
 int requantized_mismatches(int M, int N, int K, int threads, const std::vector<uint8_t>& A,
                            const PackBMatrix<int8_t>& packedB, const std::vector<int32_t>& exact,
-                           const BlockingFactors* bf) {
+                           const BlockingFactors* bf, int quant_groups = 1) {
   const bool per_channel = Q == QuantizationGranularity::OUT_CHANNEL;
+  const bool per_group = Q == QuantizationGranularity::GROUP;
   const int32_t a_zp = 3, c_zp = 7;
   std::vector<int32_t> b_zp(N), col_offsets(N), bias(N);
   std::vector<float> multiplier(N);
-  for (int j = 0; j < N; ++j) {
-    b_zp[j] = per_channel ? j % 5 - 2 : 1;
-    multiplier[j] = per_channel ? 1e-5f * float(1 + j % 7) : 3e-5f;
+  for (int j = 0; j < N; ++j) {  // per group: entry q is group q's
+    b_zp[j] = per_channel || per_group ? j % 5 - 2 : 1;
+    multiplier[j] = per_channel || per_group ? 1e-5f * float(1 + j % 7) : 3e-5f;
     bias[j] = j * 11 - 300;
   }
   // The operands are read per column: the tensor case reads only element 0.
   std::vector<int8_t> b_source(size_t(K) * N);
   packedB.unpack(b_source.data());
   ref::col_offsets_with_zero_pt_s8(K, N, b_source.data(), N, b_zp.data(), col_offsets.data(),
-                                   per_channel ? 1 : N);
+                                   per_channel ? 1 : per_group ? N / quant_groups : N);
   std::vector<int32_t> row_offsets(M);
   ref::row_offsets_u8(M, K, A.data(), K, row_offsets.data());
   ref::QuantParams p;
   p.granularity = Q;
+  p.groups = per_group ? quant_groups : 1;
   p.nCol = uint32_t(N);
   p.Aq_zero_point = a_zp;
   p.Bq_zero_point = b_zp.data();
@@ -54,7 +57,7 @@ int requantized_mismatches(int M, int N, int K, int threads, const std::vector<u
     DoNothing<> done;
     ReQuantizeOutput<Relu, Q> rq(done, multiplier.data(), c_zp, a_zp, b_zp.data(),
                                  packA.getRowOffsetBuffer(), col_offsets.data(), bias.data(),
-                                 uint32_t(N));
+                                 uint32_t(N), per_group ? quant_groups : 1);
     fbgemmPacked(packA, packedB, C.data(), scratch.data(), N, rq, t, threads, bf);
   }
   return compare_buffers(want.data(), C.data(), M, N, N, 0);
