@@ -119,8 +119,8 @@ struct PairCorrection {
         for (int i = 0; i < W; ++i) r[i] = V::load_aligned(tile + (j0 + i) * ld_a + r0);
         V::transpose(r);  // r[i]: row r0 + i, columns j0..j0 + W - 1
         const int n = std::min(W, rows - r0);
-        // Every C row read before any is written: C rows 4 KiB apart (N a power of two)
-        // alias in the store buffer, and a read behind a write to an aliasing row waits.
+        // The square's C rows all read before any is written (rows 4 KiB apart, N a
+        // power of two, could alias earlier stores; not measured apart from the rest).
         if (accumulate) {
           I sum[W];
           for (int i = 0; i < W; ++i) sum[i] = i < n ? V::load(c + (r0 + i) * ldc + j0) : r[i];
