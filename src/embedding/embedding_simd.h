@@ -154,17 +154,23 @@ __attribute__((always_inline)) inline void add_row(typename Ops::F (&acc)[NV], c
 // the scale and bias, anywhere in a line) by unrolled instructions at 64-byte steps
 // clamped to its last byte (a line prefetched twice costs less than a loop); the first
 // chunk of a long quantized row, whose scale and bias lie at the row's far end, by a loop.
+// Float rows whose chunk starts a line in every row (its first byte and the stride
+// multiples of 64: float tables as engines allocate them) are covered by the 64-byte
+// steps, and leave out the last byte's prefetch (AVX2, Zen 3, 2,000-row table: fp32 rows
+// +2-8%). Quantized rows (strides of dim + 8 or dim / 2 + 4, rarely whole lines) keep it
+// without a test: the test cost 8-bit rows of 32 elements up to 10% there.
 template <class Ops, RowFormat R, int NV>
 struct RowPrefetch {
   static constexpr int64_t kLines =
       (NV * Ops::W * bits_per_element(R) / 8 + (quantized(R) ? 8 : 0) + 62) / 64 + 1;
   uintptr_t table;
   int64_t stride, len, last;
-  bool few;
+  bool few, whole_lines;
 
   explicit RowPrefetch(const BagJob& j)
       : table(reinterpret_cast<uintptr_t>(j.table) + static_cast<uintptr_t>(j.pf_off)),
-        stride(j.stride), len(j.pf_len), last(j.pf_len - 1), few(last <= 64 * (kLines - 1)) {}
+        stride(j.stride), len(j.pf_len), last(j.pf_len - 1), few(last <= 64 * (kLines - 1)),
+        whole_lines(!quantized(R) && table % 64 == 0 && stride % 64 == 0) {}
   // Inlined early: GCC deems a function that only prefetches free of effects and drops
   // its calls (GCC 12: no prefetch instruction was left) unless inlined before that.
   // The lines at 64-byte steps are immediate offsets (a line past a short chunk's end is
@@ -175,11 +181,10 @@ struct RowPrefetch {
     if (few) {
 #pragma GCC unroll 16
       for (int64_t l = 0; l + 1 < kLines; ++l) _mm_prefetch(p + l * 64, _MM_HINT_T0);
-      _mm_prefetch(p + last, _MM_HINT_T0);
     } else {
       for (int64_t o = 0; o < len; o += 64) _mm_prefetch(p + o, _MM_HINT_T0);
-      _mm_prefetch(p + last, _MM_HINT_T0);
     }
+    if (quantized(R) || !whole_lines) _mm_prefetch(p + last, _MM_HINT_T0);
   }
 };
 
