@@ -186,6 +186,18 @@ struct RowPrefetch {
     }
     if (quantized(R) || !whole_lines) _mm_prefetch(p + last, _MM_HINT_T0);
   }
+  // The same lines one at a time, for a loop that spreads them among its loads (float
+  // rows, whose chunk is always `few` lines): row(r) once, then line(p, o) at every
+  // 64-byte offset o < the chunk's bytes, then last_line(p).
+  __attribute__((always_inline)) const uint8_t* row(int64_t r) const {
+    return reinterpret_cast<const uint8_t*>(table + r * stride);
+  }
+  __attribute__((always_inline)) static void line(const uint8_t* p, int64_t o) {
+    _mm_prefetch(p + o, _MM_HINT_T0);
+  }
+  __attribute__((always_inline)) void last_line(const uint8_t* p) const {
+    if (!whole_lines) _mm_prefetch(p + last, _MM_HINT_T0);
+  }
 };
 
 // A bag's sums (of len rows) to its output row at out: the 4- / 2-bit groups back in
@@ -258,18 +270,25 @@ void bag_rows(const BagJob& j) {
     // Rows two at a time while both prefetch (no pruned rows): the same fma per row in
     // the same order, with half the loop and index overhead.
     if (!skip_minus_one) {
+      constexpr int64_t kVectorBytes = W * bits_per_element(R) / 8;
       for (; k + 2 <= pf_end; k += 2) {
-        prefetch_row(idx[k + ahead]);
-        prefetch_row(idx[k + ahead + 1]);
+        const uint8_t* p0 = prefetch_row.row(idx[k + ahead]);
+        const uint8_t* p1 = prefetch_row.row(idx[k + ahead + 1]);
         const F w0 = Ops::set1(weights ? weights[k - weight0] : 1.0f);
         const F w1 = Ops::set1(weights ? weights[k + 1 - weight0] : 1.0f);
         const uint8_t* d0 = table + int64_t{idx[k]} * stride + first_byte;
         const uint8_t* d1 = table + int64_t{idx[k + 1]} * stride + first_byte;
 #pragma GCC unroll 16
         for (int v = 0; v < NV; ++v) {
+          if ((v * kVectorBytes) % 64 == 0) {
+            prefetch_row.line(p0, v * kVectorBytes);
+            prefetch_row.line(p1, v * kVectorBytes);
+          }
           acc[v] = weighted_add<Ops, kWeighted>(acc[v], w0, load_at(d0, v));
           acc[v] = weighted_add<Ops, kWeighted>(acc[v], w1, load_at(d1, v));
         }
+        prefetch_row.last_line(p0);
+        prefetch_row.last_line(p1);
       }
     }
   } else if constexpr (R == RowFormat::kU2) {
