@@ -380,7 +380,9 @@ void bag_pair_rows(const BagJob& j) {
 }
 
 // One loop for unweighted calls, which skip the per-row products by 1 (quantized rows)
-// or add rows instead of an fma by 1 (float rows), one for weighted calls.
+// or add rows instead of an fma by 1 (float rows), one for weighted calls. Quantized
+// rows through the weighted loop with weights of 1 (the same bits, 27% less compile time
+// for the AVX2 file) ran 3-17% slower (Zen 3, 2,000 rows, 8-, 4- and 2-bit, dims 8-1024).
 template <class Ops, RowFormat R, class Index, bool kSafe, int NV>
 void bag_chunk(const BagJob& j) {
   if (!j.weights) return bag_rows<Ops, R, Index, kSafe, false, NV>(j);
