@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "quire/quire.h"
+#include "quire/ref/Reference.h"
 #include "quire/ref/ReferenceOutput.h"
 #include "test_util.h"
 
@@ -108,12 +109,10 @@ void run_span_case(const SpanCase& c) {
     fbgemmPacked(packA, packB, raw.data(), raw.data(), N, copy, t, c.threads, params);
     if (N <= bf.NR || c.threads == 1) check_buffer(row_offsets.data(), t);
   }
-  for (int i = 0; i < M; ++i)
-    for (int j = 0; j < N; ++j) {
-      int32_t dot = 0;
-      for (int k = 0; k < K; ++k) dot += int32_t{A[size_t(i) * K + k]} * B[size_t(k) * N + j];
-      ASSERT_EQ(raw[size_t(i) * N + j], dot) << "int32 element (" << i << ", " << j << ")";
-    }
+  std::vector<int32_t> product(size_t(M) * N);
+  ref::matmul_u8s8s32(M, N, K, A.data(), K, B.data(), N, product.data(), N);
+  for (size_t e = 0; e < raw.size(); ++e)
+    ASSERT_EQ(raw[e], product[e]) << "int32 element (" << e / N << ", " << e % N << ")";
 
   std::vector<int32_t> b_zp(static_cast<size_t>(N)), col_off(static_cast<size_t>(N));
   std::vector<float> mult(static_cast<size_t>(N));
