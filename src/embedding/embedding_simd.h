@@ -177,18 +177,18 @@ struct RowPrefetch {
   // the next row's: harmless), the last byte's line one register: offsets clamped to the
   // chunk were kept on the stack and cost a load per line (fp32 rows, avx2: +4-10%).
   __attribute__((always_inline)) void operator()(int64_t r) const {
-    const auto* p = reinterpret_cast<const uint8_t*>(table + r * stride);
+    const uint8_t* p = row(r);
     if (few) {
 #pragma GCC unroll 16
-      for (int64_t l = 0; l + 1 < kLines; ++l) _mm_prefetch(p + l * 64, _MM_HINT_T0);
+      for (int64_t l = 0; l + 1 < kLines; ++l) line(p, l * 64);
     } else {
-      for (int64_t o = 0; o < len; o += 64) _mm_prefetch(p + o, _MM_HINT_T0);
+      for (int64_t o = 0; o < len; o += 64) line(p, o);
     }
-    if (quantized(R) || !whole_lines) _mm_prefetch(p + last, _MM_HINT_T0);
+    last_line(p);
   }
-  // The same lines one at a time, for a loop that spreads them among its loads (float
-  // rows, whose chunk is always `few` lines): row(r) once, then line(p, o) at every
-  // 64-byte offset o < the chunk's bytes, then last_line(p).
+  // Its parts, for a loop that spreads the lines among its loads (float rows, whose
+  // chunk is always `few` lines): row(r) once, then line(p, o) at every 64-byte offset
+  // o < the chunk's bytes, then last_line(p).
   __attribute__((always_inline)) const uint8_t* row(int64_t r) const {
     return reinterpret_cast<const uint8_t*>(table + r * stride);
   }
@@ -196,7 +196,7 @@ struct RowPrefetch {
     _mm_prefetch(p + o, _MM_HINT_T0);
   }
   __attribute__((always_inline)) void last_line(const uint8_t* p) const {
-    if (!whole_lines) _mm_prefetch(p + last, _MM_HINT_T0);
+    if (quantized(R) || !whole_lines) _mm_prefetch(p + last, _MM_HINT_T0);
   }
 };
 
