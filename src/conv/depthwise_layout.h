@@ -32,6 +32,26 @@ inline int depthwise_column_phases(int oc) { return oc / std::gcd(oc, 64); }
 inline int64_t depthwise_column_index(int p, int kw, int j) {
   return (int64_t{p} * 3 + kw) * 256 + j * 64;
 }
+// Bytes of the column weights (0 without them).
+inline int64_t depthwise_column_bytes(int oc, int kernel_prod) {
+  return depthwise_has_columns(oc, kernel_prod)
+             ? depthwise_column_index(depthwise_column_phases(oc), 0, 0)
+             : 0;
+}
+
+// After the column weights, the same layers carry the tap-pair kernel's int16 weights
+// (depthwise_tap_pairs.h). Taps are paired as kTapPairs says (tap 8 with none: weight
+// 0). For 16-channel group q, pair p, half h, 128-bit lane L, channel i (0..3), word e
+// (0, 1) holds tap kTapPairs[p][e] of channel 16 q + 8 L + 4 h + i: the order in which
+// vpunpcklwd (h = 0) and vpunpckhwd (h = 1) of two taps' widened vectors leave them.
+constexpr int kTapPairCount = 5;
+constexpr int kTapPairs[kTapPairCount][2] = {{0, 1}, {2, 5}, {3, 4}, {6, 7}, {8, -1}};
+inline int64_t depthwise_pair_index(int q, int p, int h) {
+  return ((int64_t{q} * kTapPairCount + p) * 2 + h) * 32;
+}
+inline int64_t depthwise_pair_bytes(int oc, int kernel_prod) {
+  return depthwise_has_columns(oc, kernel_prod) ? depthwise_pair_index(oc / 16, 0, 0) : 0;
+}
 
 }  // namespace
 }  // namespace quire::conv

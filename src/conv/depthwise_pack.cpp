@@ -6,8 +6,9 @@
 // accumulator j: the kernels build their activation vectors with in-lane byte and word
 // unpacks of four taps, which leave channel 16 L + 4 j + d in lane (L, d) of vector j,
 // and a ymm kernel reads the lower or upper 32 bytes of a chunk (lanes 0-1 or 2-3).
-// 3x3 weights of a multiple of 16 channels carry a second copy after the quads, in the
-// row kernel's column layout (depthwise_layout.h); packedBytes counts the quads only.
+// 3x3 weights of a multiple of 16 channels carry two more copies after the quads, in the
+// row kernels' column layout and the tap-pair kernel's int16 layout (depthwise_layout.h);
+// packedBytes counts the quads only.
 #include <cstring>
 
 #include "conv/depthwise_layout.h"
@@ -35,7 +36,8 @@ PackedDepthWiseConvMatrix::PackedDepthWiseConvMatrix(int OC, int kernel_prod, co
   detail::check_arg(bytes <= INT32_MAX, kWhere, "OC", OC, "makes the packed weights overflow int32");
   const bool columns = conv::depthwise_has_columns(OC, kernel_prod);
   const int phases = columns ? conv::depthwise_column_phases(OC) : 0;
-  const int64_t total = bytes + conv::depthwise_column_index(phases, 0, 0);
+  const int64_t column_bytes = conv::depthwise_column_bytes(OC, kernel_prod);
+  const int64_t total = bytes + column_bytes + conv::depthwise_pair_bytes(OC, kernel_prod);
   pmat_ = static_cast<int8_t*>(fbgemmAlignedAlloc(64, static_cast<size_t>(total), true));
   std::memset(pmat_, 0, static_cast<size_t>(total));
   for (int r = 0; r < OC; ++r)
@@ -50,6 +52,17 @@ PackedDepthWiseConvMatrix::PackedDepthWiseConvMatrix(int OC, int kernel_prod, co
             col[conv::depthwise_column_index(p, kw, j) + 4 * i + r] =
                 smat[int64_t{c} * 9 + 3 * r + kw];
         }
+  int16_t* pairs = reinterpret_cast<int16_t*>(col + column_bytes);
+  for (int q = 0; columns && q < OC / 16; ++q)
+    for (int p = 0; p < conv::kTapPairCount; ++p)
+      for (int h = 0; h < 2; ++h)
+        for (int L = 0; L < 2; ++L)
+          for (int i = 0; i < 4; ++i)
+            for (int e = 0; e < 2; ++e) {
+              const int c = 16 * q + 8 * L + 4 * h + i, t = conv::kTapPairs[p][e];
+              pairs[conv::depthwise_pair_index(q, p, h) / 2 + 8 * L + 2 * i + e] =
+                  t < 0 ? 0 : smat[int64_t{c} * 9 + t];
+            }
 }
 
 PackedDepthWiseConvMatrix::~PackedDepthWiseConvMatrix() { fbgemmAlignedFree(pmat_); }

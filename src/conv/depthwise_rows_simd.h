@@ -247,5 +247,22 @@ int activation_max(const uint8_t* const rows[4], int64_t n, int32_t zp) {
   return S::hmax_u8(m);
 }
 
+// Whether every byte of p[0, n) (n % 16 == 0) is at most lim; stops at the first KiB
+// that holds a larger one.
+template <class S>
+bool bytes_at_most(const uint8_t* p, int64_t n, int lim) {
+  for (int64_t f = 0; f < n;) {
+    typename S::I m = S::zeroi();
+    const int64_t end = std::min(n, f + 1024);
+    for (; f + S::kBytes <= end; f += S::kBytes) m = S::maxu8(m, S::load_raw(p + f));
+    if (f < end) {
+      m = S::maxu8(m, S::load_low16(p + f, S::zeroi()));
+      f += 16;
+    }
+    if (S::hmax_u8(m) > lim) return false;
+  }
+  return true;
+}
+
 }  // namespace
 }  // namespace quire::conv

@@ -122,6 +122,20 @@ struct ConvAvx2 : detail::Avx2 {
   static I srli32(I v) {
     return _mm256_srli_epi32(v, N);
   }
+  // The tap-pair kernel's operations (depthwise_tap_pairs.h).
+  // 16 bytes at p zero-extended to words (vpmovzxbw).
+  static I load_words(const uint8_t* p) {
+    return _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
+  // The dwords of vpunpcklwd (lo) and vpunpckhwd (hi) products saturated to words in
+  // channel order (the in-lane pack undoes the unpacks), plus zp16.
+  static I pack_dwords_zp(I lo, I hi, I zp16) {
+    return _mm256_add_epi16(_mm256_packs_epi32(lo, hi), zp16);
+  }
+  // Two vectors of 16 words each as 32 bytes, a's then b's, saturated to [0, 255].
+  static I pack_words_in_order(I a, I b) {
+    return _mm256_permute4x64_epi64(_mm256_packus_epi16(a, b), 0xd8);
+  }
   // Per dword: the low word of lo, the high word of hi (vpblendw, off the multiply ports).
   static I blend_words(I lo, I hi) { return _mm256_blend_epi16(lo, hi, 0xaa); }
   static F castf(I v) { return _mm256_castsi256_ps(v); }
