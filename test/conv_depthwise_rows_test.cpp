@@ -101,11 +101,13 @@ TEST(DepthwiseRows, WideChannels) {
   check_2d<Gran::OUT_CHANNEL>(1, 7, 7, 960, ++seed);
 }
 
-// Zero points at and past the byte limits of the second dot product's weights (-z).
+// Zero points at and past the byte limits of the second dot product's weights (-z), and
+// at and past the ymm paths' int16 limits (w - z in the tap-pair kernel's words).
 TEST(DepthwiseRows, ZeroPointLimits) {
   uint32_t seed = 300;
   for (const auto& [lo, hi] : {std::tuple{127, 127}, {-127, -127}, {-128, -128}, {-128, 127},
-                               {128, 128}, {-300, 300}}) {
+                               {128, 128}, {-300, 300}, {32640, 32640}, {-32640, -32640},
+                               {-32640, 32640}, {32641, 32641}, {-32641, -32641}}) {
     check_2d<Gran::OUT_CHANNEL>(1, 6, 5, 48, ++seed, lo, hi);
     check_2d<Gran::TENSOR>(2, 3, 4, 64, ++seed, lo, hi);
   }
@@ -156,7 +158,8 @@ TEST(DepthwiseRows, Stride2Shapes) {
 // Stride 2 with zero points at and past the byte limits.
 TEST(DepthwiseRows, Stride2ZeroPointLimits) {
   uint32_t seed = 600;
-  for (const auto& [lo, hi] : {std::tuple{127, 127}, {-127, -127}, {-128, 127}, {-300, 300}}) {
+  for (const auto& [lo, hi] : {std::tuple{127, 127}, {-127, -127}, {-128, 127}, {-300, 300},
+                               {32640, 32640}, {-32640, 32640}, {32641, 32641}}) {
     check_2d<Gran::OUT_CHANNEL>(1, 7, 6, 48, ++seed, lo, hi, 2);
     check_2d<Gran::TENSOR>(2, 6, 5, 64, ++seed, lo, hi, 2);
   }

@@ -1,6 +1,7 @@
-// The depthwise row kernels of the ymm paths over ConvAvx2: stride 1 depthwise_rows_s1.h
-// (vpmaddubsw where the certificate allows it, vpmaddwd otherwise), stride 2 the
-// tap-pair kernel (depthwise_tap_pairs.h).
+// The depthwise row kernels of the ymm paths over ConvAvx2: the tap-pair kernel
+// (depthwise_tap_pairs.h, vpmaddwd, exact for any data) at stride 2 and for stride-1
+// shares with 8-bit activations, the certified row kernel (depthwise_rows_s1.h,
+// vpmaddubsw) for 7-bit ones.
 #include "conv/depthwise_rows_s1.h"
 #include "conv/depthwise_tap_pairs.h"
 #include "conv/simd_conv_avx2.h"
@@ -38,8 +39,8 @@ void rows_avx2(const DepthwiseRowsArgs& a) {
     tap_pairs_run<S>(a, n);
     return;
   }
-  const RowPhases<S> ph = gather_row_phases<S>(
-      n, a.W + PackedDepthWiseConvMatrix::packedBytes(C, 9), C, z_bytes);
+  const RowPhases<S> ph =
+      gather_row_phases<S>(n, a.W + PackedDepthWiseConvMatrix::packedBytes(C, 9), C);
   const ChannelRequant& q = n.requant;
   const auto run = [&]<bool ROW, bool FBIAS>() { s1_run<S, ROW, FBIAS>(a, ph, q); };
   const bool row = q.b_zp != nullptr, fbias = q.fbias != nullptr;

@@ -1,14 +1,13 @@
 // The depthwise row kernel at stride 1 over a vector vocabulary S (depthwise_rows.h,
 // docs/convolution.md): the AVX512-VNNI kernel's design (depthwise_rows_avx512vnni.cpp)
-// with the two dot-product forms of depthwise_rows_simd.h, chosen per phase and pair of
-// rows by the certificate.
+// with the certified dot product of depthwise_rows_simd.h, for 7-bit activations.
 //
 // Per pair of output rows (oh, oh + 1) the builder interleaves input rows oh - 1 .. oh + 2
 // into column quads, four planes (plane j, 16-byte unit u: the quads of bytes 16 u + 4 j
-// .. + 3), and their even and odd bytes as words, as the phases' forms need. Output byte
-// f of kernel column kw is then the quad (or word pair) at plane byte f + kw C (C % 16 ==
-// 0: whole units), one unaligned load, weighed by role 0 for row oh and role 1 for row
-// oh + 1. The next pair's planes are built while the current pair's dot products run.
+// .. + 3). Output byte f of kernel column kw is then the quad at plane byte f + kw C
+// (C % 16 == 0: whole units), one unaligned load, weighed by role 0 for row oh and role 1
+// for row oh + 1. The next pair's planes are built while the current pair's dot
+// products run.
 #pragma once
 
 #include <cstring>
@@ -23,15 +22,11 @@ namespace quire::conv {
 namespace {
 
 // Builds a pair's planes from input rows rows[0..3] (null: padding, the zero point), one
-// block per step; n % 16 == 0, so a last partial block is 16 bytes. When the forms
-// depend on the data, start() first scans the rows for their largest byte (a read of
-// rows the build reads again from L1), so that only the planes the pair's phases use are
-// written.
+// block per step; n % 16 == 0, so a last partial block is 16 bytes.
 template <class S>
 class QuadBuilder {
  public:
-  QuadBuilder(int32_t zero_point, const PlaneForms& forms)
-      : zp_(S::set1_8(static_cast<int8_t>(zero_point))), zero_point_(zero_point), forms_(forms) {}
+  explicit QuadBuilder(int32_t zero_point) : zp_(S::set1_8(static_cast<int8_t>(zero_point))) {}
 
   void start(const uint8_t* const rows[4], int64_t n, const QuadPlanes& planes, int64_t at) {
     for (int s = 0; s < 4; ++s) rows_[s] = rows[s];
@@ -39,9 +34,6 @@ class QuadBuilder {
     at_ = at;
     f_ = 0;
     n_ = n;
-    amax_ = forms_.track ? activation_max<S>(rows, n, zero_point_) : 255;
-    quads_ = forms_.quads(amax_);
-    words_ = forms_.words(amax_);
   }
   void step() {
     if (f_ < n_) block();
@@ -49,8 +41,6 @@ class QuadBuilder {
   void finish() {
     while (f_ < n_) block();
   }
-  // The largest byte of the set (the zero point included), or 255 untracked.
-  int amax() const { return amax_; }
 
  private:
   void block() {
@@ -60,23 +50,19 @@ class QuadBuilder {
       x[s] = rows_[s] == nullptr ? zp_
              : half              ? S::load_low16(rows_[s] + f_, zp_)
                                  : S::load_raw(rows_[s] + f_);
-    store_quads<S>(x, planes_, at_ + f_, quads_, words_);
+    store_quads<S>(x, planes_, at_ + f_);
     f_ += S::kBytes;
   }
 
   typename S::I zp_;
-  int32_t zero_point_;
-  PlaneForms forms_;
   const uint8_t* rows_[4] = {};
   QuadPlanes planes_ = {};
   int64_t at_ = 0, f_ = 0, n_ = 0;
-  int amax_ = 255;
-  bool quads_ = true, words_ = true;
 };
 
 // The blocks of one phase (f = f0, f0 + step, ..) of a pair's rows (PAIR; else its first
-// only). The certified form's zero-point term is shared by both rows.
-template <class S, bool CERT, bool PAIR, bool ROW, bool FBIAS>
+// only). The zero-point term is shared by both rows.
+template <class S, bool PAIR, bool ROW, bool FBIAS>
 void s1_phase(const RowPhase<S>& ph, const QuadPlanes& pl, int C, int64_t n, int64_t f0,
               int64_t step, const RowRequant<S>& rq, uint8_t* out, QuadBuilder<S>& next) {
   using I = typename S::I;
@@ -85,20 +71,13 @@ void s1_phase(const RowPhase<S>& ph, const QuadPlanes& pl, int C, int64_t n, int
     for (int j = 0; j < 4; ++j) {
       I a0 = ph.col[j], a1 = ph.col[j], zs = S::zeroi();
       for (int kw = 0; kw < 3; ++kw) {
-        const int64_t at = f + int64_t{kw} * C;
-        if constexpr (CERT) {
-          const I v = S::load_raw(pl.q[j] + at);
-          a0 = dot_certified<S>(a0, v, ph.cert[0][kw][j]);
-          if constexpr (PAIR) a1 = dot_certified<S>(a1, v, ph.cert[1][kw][j]);
-          if constexpr (ROW) zs = S::add16(zs, S::maddubs16(v, S::set1_8(1)));
-        } else {
-          const I ev = S::load_raw(pl.e[j] + at), od = S::load_raw(pl.o[j] + at);
-          a0 = dot_exact<S>(a0, ev, od, ph.even[0][kw][j], ph.odd[0][kw][j]);
-          if constexpr (PAIR) a1 = dot_exact<S>(a1, ev, od, ph.even[1][kw][j], ph.odd[1][kw][j]);
-        }
+        const I v = S::load_raw(pl.q[j] + f + int64_t{kw} * C);
+        a0 = dot_certified<S>(a0, v, ph.cert[0][kw][j]);
+        if constexpr (PAIR) a1 = dot_certified<S>(a1, v, ph.cert[1][kw][j]);
+        if constexpr (ROW) zs = S::add16(zs, S::maddubs16(v, S::set1_8(1)));
       }
-      if constexpr (CERT && ROW) {
-        const I t = S::madd16(zs, ph.nz[j]);  // -z times the 12 bytes, at most 3060 each
+      if constexpr (ROW) {
+        const I t = S::madd16(zs, ph.nz[j]);  // -z times the 12 bytes, at most 1524 each
         a0 = S::addi(a0, t);
         a1 = S::addi(a1, t);
       }
@@ -112,17 +91,12 @@ void s1_phase(const RowPhase<S>& ph, const QuadPlanes& pl, int C, int64_t n, int
 }
 
 template <class S, bool PAIR, bool ROW, bool FBIAS>
-void s1_rows(const RowPhases<S>& phases, int amax, const QuadPlanes& pl, int C, int64_t n,
+void s1_rows(const RowPhases<S>& phases, const QuadPlanes& pl, int C, int64_t n,
              const RowRequant<S>& rq, uint8_t* out, QuadBuilder<S>& next) {
   const int64_t blocks = (n + S::kBytes - 1) / S::kBytes;
   const int64_t np = static_cast<int64_t>(phases.size()), step = np * S::kBytes;
-  for (int64_t b = 0; b < np && b < blocks; ++b) {
-    const RowPhase<S>& ph = phases[b];
-    if (amax <= ph.limit)
-      s1_phase<S, true, PAIR, ROW, FBIAS>(ph, pl, C, n, b * S::kBytes, step, rq, out, next);
-    else
-      s1_phase<S, false, PAIR, ROW, FBIAS>(ph, pl, C, n, b * S::kBytes, step, rq, out, next);
-  }
+  for (int64_t b = 0; b < np && b < blocks; ++b)
+    s1_phase<S, PAIR, ROW, FBIAS>(phases[b], pl, C, n, b * S::kBytes, step, rq, out, next);
 }
 
 template <class S, bool ROW, bool FBIAS>
@@ -131,40 +105,30 @@ void s1_run(const DepthwiseRowsArgs& a, const RowPhases<S>& phases, const Channe
   const int C = g.out_channels;
   const int32_t zp = a.r->a_zero_point;
   const int64_t n = int64_t{g.in[2]} * C;  // flat bytes of a row (OW = W)
-  // Two sets of twelve planes, each with C bytes of padding before the row and C + kBytes
+  // Two sets of four planes, each with C bytes of padding before the row and C + kBytes
   // after (the padding column, and the last block's loads).
   const int64_t stride = (n + 2 * C + 2 * S::kBytes - 1) / S::kBytes * S::kBytes;
   const aligned_unique_ptr<uint8_t> owned(
-      static_cast<uint8_t*>(fbgemmAlignedAlloc(64, static_cast<size_t>(24 * stride), true)));
+      static_cast<uint8_t*>(fbgemmAlignedAlloc(64, static_cast<size_t>(8 * stride), true)));
   QuadPlanes set[2];
   for (int k = 0; k < 2; ++k) {
-    for (int j = 0; j < 4; ++j) {
-      uint8_t* base = owned.get() + (12 * k + 3 * j) * stride;
-      set[k].q[j] = base;
-      set[k].e[j] = base + stride;
-      set[k].o[j] = base + 2 * stride;
-    }
+    for (int j = 0; j < 4; ++j) set[k].q[j] = owned.get() + (4 * k + j) * stride;
     fill_padding(set[k], 0, C, zp);
     fill_padding(set[k], C + n, stride, zp);
   }
   const RowRequant<S> rq(q);
-  QuadBuilder<S> builder(zp, PlaneForms(phases));
+  QuadBuilder<S> builder(zp);
   const uint8_t* rows[4];
   bool pair = stride1_pair(a, a.row_begin, rows);
   builder.start(rows, n, set[0], C);
   builder.finish();
-  int amax = builder.amax(), k = 0;
-  for (int64_t row = a.row_begin; row < a.row_end; k ^= 1) {
+  for (int64_t row = a.row_begin, k = 0; row < a.row_end; k ^= 1) {
     const int64_t next = row + (pair ? 2 : 1);
     const bool next_pair = next < a.row_end && stride1_pair(a, next, rows);
-    const int now = amax;
-    if (next < a.row_end) {
-      builder.start(rows, n, set[k ^ 1], C);
-      amax = builder.amax();
-    }
+    if (next < a.row_end) builder.start(rows, n, set[k ^ 1], C);
     uint8_t* out = a.C + row * n;
-    if (pair) s1_rows<S, true, ROW, FBIAS>(phases, now, set[k], C, n, rq, out, builder);
-    else s1_rows<S, false, ROW, FBIAS>(phases, now, set[k], C, n, rq, out, builder);
+    if (pair) s1_rows<S, true, ROW, FBIAS>(phases, set[k], C, n, rq, out, builder);
+    else s1_rows<S, false, ROW, FBIAS>(phases, set[k], C, n, rq, out, builder);
     builder.finish();
     row = next;
     pair = next_pair;

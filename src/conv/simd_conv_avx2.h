@@ -111,8 +111,6 @@ struct ConvAvx2 : detail::Avx2 {
   static I maddubs16(I u8, I s8) { return _mm256_maddubs_epi16(u8, s8); }
   static I add16(I a, I b) { return _mm256_add_epi16(a, b); }
   static I sub16(I a, I b) { return _mm256_sub_epi16(a, b); }
-  static I max16(I a, I b) { return _mm256_max_epi16(a, b); }
-  static I min16(I a, I b) { return _mm256_min_epi16(a, b); }
   static I maxu8(I a, I b) { return _mm256_max_epu8(a, b); }
   template <int N>
   static I slli32(I v) {
@@ -136,10 +134,8 @@ struct ConvAvx2 : detail::Avx2 {
   static I pack_words_in_order(I a, I b) {
     return _mm256_permute4x64_epi64(_mm256_packus_epi16(a, b), 0xd8);
   }
-  // Per dword: the low word of lo, the high word of hi (vpblendw, off the multiply ports).
-  static I blend_words(I lo, I hi) { return _mm256_blend_epi16(lo, hi, 0xaa); }
   static F castf(I v) { return _mm256_castsi256_ps(v); }
-  // The largest byte, signed word, smallest signed word of a vector.
+  // The largest byte of a vector.
   static int hmax_u8(I v) {
     __m128i x = _mm_max_epu8(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
     x = _mm_max_epu8(x, _mm_srli_si128(x, 8));
@@ -147,20 +143,6 @@ struct ConvAvx2 : detail::Avx2 {
     x = _mm_max_epu8(x, _mm_srli_si128(x, 2));
     x = _mm_max_epu8(x, _mm_srli_si128(x, 1));
     return _mm_cvtsi128_si32(x) & 0xff;
-  }
-  static int hmax16(I v) {
-    __m128i x = _mm_max_epi16(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-    x = _mm_max_epi16(x, _mm_srli_si128(x, 8));
-    x = _mm_max_epi16(x, _mm_srli_si128(x, 4));
-    x = _mm_max_epi16(x, _mm_srli_si128(x, 2));
-    return static_cast<int16_t>(_mm_cvtsi128_si32(x));
-  }
-  static int hmin16(I v) {
-    __m128i x = _mm_min_epi16(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-    x = _mm_min_epi16(x, _mm_srli_si128(x, 8));
-    x = _mm_min_epi16(x, _mm_srli_si128(x, 4));
-    x = _mm_min_epi16(x, _mm_srli_si128(x, 2));
-    return static_cast<int16_t>(_mm_cvtsi128_si32(x));
   }
 };
 
