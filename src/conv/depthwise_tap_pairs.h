@@ -33,6 +33,9 @@ struct TapPairGroup {
   typename S::I w[kTapPairCount][2];  // (w - z) words of the pair's two taps
   typename S::I col[2];
   typename S::F mult[2], fbias[2];
+  // Left uninitialized: tap_pair_groups writes every member (a value-initialized vector
+  // copied 512 bytes a group).
+  TapPairGroup() {}
 };
 
 template <class S>
