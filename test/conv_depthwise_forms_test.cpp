@@ -1,11 +1,12 @@
-// The two dot-product forms of the AVX2 depthwise row kernels (src/conv/
-// depthwise_rows_simd.h: the certified vpmaddubsw form and the exact vpmaddwd form,
-// chosen per phase of 32 output bytes and pair of rows) against the reference bit for
-// bit on every path: full-range and 7-bit activations with full-range weights,
-// pair-safe weights with full-range activations, layers whose phases take different
-// forms, images whose rows take different forms, activations at the certificate's bound and one past it (on both signs), stride
-// 1 and 2, per tensor, per group and per channel, ReLU, every bias kind, 1-3 threads,
-// and odd channel counts, which the pixel kernel takes.
+// The two depthwise kernels of the ymm paths (src/conv/depthwise_rows_avx2.cpp: the
+// certified vpmaddubsw row kernel for stride-1 shares of 7-bit activations, the exact
+// vpmaddwd tap-pair kernel for the rest) against the reference bit for bit on every
+// path: full-range and 7-bit activations with full-range weights, pair-safe weights with
+// full-range activations, phases with different weights, images whose rows are 7-bit
+// in part, activations at the certified form's bound and one past it (on both signs)
+// and at the 7-bit gate, stride 1 and 2, per tensor, per group and per channel, ReLU,
+// every bias kind, 1-3 threads (shares that fall on either side of the gate), and odd
+// channel counts, which the pixel kernel takes.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -108,10 +109,9 @@ TEST(DepthwiseForms, MixedPhases) {
       }
 }
 
-// Rows of 7-bit activations above rows of full-range ones, full-range weights (limits 128
-// and 129), zero point 100: a pair of rows whose inputs are all 7-bit is certified, the
-// others exact; at stride 2 a pair can read a set certified on its own and one that is
-// not, and takes the exact form on both (the first set built again with its words).
+// Rows of 7-bit activations above rows of full-range ones, full-range weights, zero
+// point 100: with 2 and 3 threads some stride-1 shares are all 7-bit (the row kernel)
+// and others not (the tap-pair kernel).
 TEST(DepthwiseForms, MixedRows) {
   uint32_t seed = 4000;
   for (int stride : {1, 2})
@@ -126,13 +126,14 @@ TEST(DepthwiseForms, MixedRows) {
     }
 }
 
-// The certificate's bound: every weight w (127: pairs of P = 254, limit 32767 / 254 = 129;
-// -128: N = -256, limit 128) and every activation a, the zero point a too, so that raw is 0
-// and the output is C_zero_point = 128; a pair that saturates makes it wrong by hundreds.
-// At the limit the certified form runs and is exact; one past it, the exact form must.
+// The certified form's bound: every weight w (127: pairs of P = 254, exact up to 32767 /
+// 254 = 129; -128: N = -256, up to 128) and every activation a, the zero point a too, so
+// that raw is 0 and the output is C_zero_point = 128; a pair that saturates makes it
+// wrong by hundreds. At 127 the row kernel runs (stride 1), from 128 the tap-pair kernel;
+// a gate let through to the form's limit + 1 fails here.
 TEST(DepthwiseForms, CertificateBound) {
   for (const auto& [w, limit] : {std::tuple{127, 129}, {-128, 128}})
-    for (int a : {limit, limit + 1})
+    for (int a : {127, 128, limit, limit + 1})
       for (int stride : {1, 2}) {
         const conv_param_t<2> p = layer(1, 5, 6, 32, stride);
         SCOPED_TRACE(p.toString() + " w " + std::to_string(w) + " a " + std::to_string(a));
