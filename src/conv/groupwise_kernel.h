@@ -45,10 +45,35 @@ void groupwise_run(const DirectArgs& a) {
       fold_idx[d][l] = goff / 4 + d;
     }
   }
-  I ctrl[DQ], fold[DQ];
+  // Without VNNI, two shuffles give each lane the dword's even and odd bytes as words
+  // (bytes 4 d, 4 d + 2 and 4 d + 1, 4 d + 3, each with a zero byte above: -1 in a control
+  // byte writes zero): no mask and shift.
+  alignas(64) int8_t split_bytes[2][DQ][S::kBytes];
+  for (int d = 0; d < DQ; ++d)
+    for (int i = 0; i < S::kBytes; ++i)
+      for (int par = 0; par < 2; ++par)
+        split_bytes[par][d][i] = i % 2 ? int8_t{-1} : static_cast<int8_t>(ctrl_bytes[d][i / 4 * 4] + 2 * (i % 4 / 2) + par);
+  I ctrl[DQ], fold[DQ], even_ctrl[DQ], odd_ctrl[DQ];
   for (int d = 0; d < DQ; ++d) {
     ctrl[d] = S::load_raw(ctrl_bytes[d]);
     fold[d] = S::load(fold_idx[d]);
+    even_ctrl[d] = S::load_raw(split_bytes[0][d]);
+    odd_ctrl[d] = S::load_raw(split_bytes[1][d]);
+  }
+
+  // Without VNNI the weights are split into their int16 even and odd pairs once per
+  // call, not once per tap and vector of every P pixels.
+  using Weights = typename S::Dot::Weights;
+  std::vector<Weights> split;
+  const auto weights_of = [&](int v) {
+    return a.W + static_cast<int64_t>(v * L / 16) * taps * DQ * 64 + (v * L % 16) * 4;
+  };
+  if constexpr (S::Dot::kSplitsBytes) {
+    split.resize(static_cast<size_t>(nvec) * taps * DQ);
+    for (int v = 0; v < nvec; ++v)
+      for (int t = 0; t < taps * DQ; ++t)
+        split[static_cast<size_t>(v) * taps * DQ + t] =
+            S::Dot::weights(S::load_raw(weights_of(v) + t * 64));
   }
 
   std::vector<const uint8_t*> tp(static_cast<size_t>(P) * taps);
@@ -63,7 +88,8 @@ void groupwise_run(const DirectArgs& a) {
     for (int v = 0; v < nvec; ++v) {
       const int base = (v * L / CG) * CG;
       const int n_in = std::min(SPAN, C - base);
-      const int8_t* w = a.W + static_cast<int64_t>(v * L / 16) * taps * DQ * 64 + (v * L % 16) * 4;
+      const int8_t* w = weights_of(v);
+      const Weights* wsplit = split.data() + static_cast<size_t>(v) * taps * DQ;
       I acc[P];
       __m128i rs[P];
       const I col = S::load(a.q.col_term + v * L);
@@ -77,10 +103,14 @@ void groupwise_run(const DirectArgs& a) {
         if constexpr (ROW)
           for (int p = 0; p < P; ++p) rs[p] = S::row_dot(rs[p], b[p]);
         for (int d = 0; d < DQ; ++d) {
-          const auto wd = S::Dot::weights(S::load_raw(w + (t * DQ + d) * 64));
+          Weights wd;
+          if constexpr (S::Dot::kSplitsBytes) wd = wsplit[t * DQ + d];
+          else wd = S::Dot::weights(S::load_raw(w + (t * DQ + d) * 64));
           for (int p = 0; p < P; ++p) {
-            const I x = S::shuffle_bytes(b[p], ctrl[d]);
-            acc[p] = S::Dot::dot(acc[p], x, wd);
+            if constexpr (S::Dot::kSplitsBytes)
+              acc[p] = S::Dot::dot_words(acc[p], S::shuffle_bytes(b[p], even_ctrl[d]),
+                                         S::shuffle_bytes(b[p], odd_ctrl[d]), wd);
+            else acc[p] = S::Dot::dot(acc[p], S::shuffle_bytes(b[p], ctrl[d]), wd);
           }
         }
       }

@@ -67,13 +67,18 @@ struct ConvAvx2 : detail::Avx2 {
     std::memcpy(out, tmp, static_cast<size_t>(n));
   }
 
-  // n <= 16 bytes from p, zero-extended to 16 and repeated in both 128-bit lanes.
+  // n <= 16 bytes from p, zero-extended to 16 and repeated in both 128-bit lanes; but 8
+  // bytes are repeated in every 64-bit half (one vpbroadcastq from memory, not a load and
+  // a lane insert), bytes 8..15 of a lane a copy of 0..7: the groupwise kernel reads a
+  // vector's first n bytes only.
   static I bcast16(const uint8_t* p, int n) {
     __m128i v;
     if (n == 16) {
       v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     } else if (n == 8) {
-      v = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+      int64_t q;
+      std::memcpy(&q, p, 8);
+      return _mm256_set1_epi64x(q);
     } else {
       alignas(16) uint8_t tmp[16] = {};
       std::memcpy(tmp, p, static_cast<size_t>(n));

@@ -21,6 +21,8 @@ namespace {
 // SplitDot's interface on vpdpbusd: the weights as loaded.
 struct VnniDot {
   using I = __m512i;
+  using Weights = I;
+  static constexpr bool kSplitsBytes = false;
   static I weights(I w) { return w; }
   static I dot(I acc, I b, I w) { return _mm512_dpbusd_epi32(acc, b, w); }
 };

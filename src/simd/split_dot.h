@@ -17,6 +17,7 @@ namespace {
 template <class V>
 struct SplitDot {
   using I = typename V::I;
+  static constexpr bool kSplitsBytes = true;  // dot_words takes b already split
   struct Weights {
     I even, odd;  // int16 pairs (w0, w2) and (w1, w3) in every int32 lane
   };
@@ -34,6 +35,10 @@ struct SplitDot {
   // (arithmetic), the odd ones by the arithmetic shift alone.
   static Weights weights(I w) {
     return {V::template srai16<8>(V::template slli16<8>(w)), V::template srai16<8>(w)};
+  }
+  // dot with b's even and odd bytes already zero-extended to words.
+  static I dot_words(I acc, I even, I odd, const Weights& w) {
+    return V::addi(acc, V::addi(V::madd16(even, w.even), V::madd16(odd, w.odd)));
   }
   static I dot(I acc, I b, const Weights& w) {
     const I even = V::andi(b, V::set1i(0x00FF00FF));
