@@ -39,8 +39,8 @@ class PackedDepthWiseConvMatrix {
   int addr(int r, int c) const;
   // Bytes of the packed quads (what PackedMat() and addr() index): ceil(OC / 64) blocks x
   // ceil(kernel_prod / 4) quads x 256. A 3x3 kernel with OC a multiple of 16 also keeps,
-  // after them, the column weights of the avx512_vnni row kernel (docs/convolution.md),
-  // which this does not count.
+  // after them, the weights of the row kernels and of the ymm paths' tap-pair kernel in
+  // their own layouts (docs/convolution.md), which this does not count.
   static int64_t packedBytes(int OC, int kernel_prod);
 
  private:

@@ -129,7 +129,7 @@ bool depthwise_rows_fit(const detail::ConvGeometry& g, const detail::DirectRequa
   return rows_shape_fits(g, r) && b_zp_within(g, r, -127, 127);
 }
 
-// The exact form's weights w - z are int16 (w in [-128, 127]).
+// The tap-pair kernel's weights w - z are int16 (w in [-128, 127]).
 bool depthwise_rows_fit_avx2(const detail::ConvGeometry& g, const detail::DirectRequant& r) {
   return rows_shape_fits(g, r) && b_zp_within(g, r, INT16_MIN + 128, INT16_MAX - 127);
 }

@@ -1,8 +1,9 @@
 // The row kernels of the common depthwise layers (docs/convolution.md, "Depthwise"): 3x3,
 // stride 1 or 2 (both spatial dimensions), begin pad 1, dilation 1, 2D, channel
-// multiplier 1, IC a multiple of 16, B zero points in a range per kernel. They walk
-// output rows, not pixels: AVX512-VNNI (vpdpbusd) and AVX2 (the ymm paths); the other
-// shapes and paths run the pixel kernel (depthwise_kernel.h).
+// multiplier 1, IC a multiple of 16, B zero points in a range per kernel. AVX512-VNNI
+// (vpdpbusd) walks output rows; the ymm paths run a row kernel for 7-bit activations at
+// stride 1 and the tap-pair kernel otherwise (depthwise_rows_avx2.cpp); the other shapes
+// and paths run the pixel kernel (depthwise_kernel.h).
 #pragma once
 
 #include <cstdint>

@@ -108,20 +108,25 @@ struct RowRequant {
         lo8(S::set1_8(static_cast<int8_t>(q.c_zero_point))), relu(q.x_lo > -q.c_zero_point) {}
 };
 
-// One block of a row: the four accumulators requantized (ChannelRequant's formula,
-// operation for operation: float, bias, multiply, min with hi, round) and packed to
-// channel order; a block of 16 bytes (the row's last when n % 32 == 16) stores the low
-// half.
+// ChannelRequant's formula on one accumulator, operation for operation up to the
+// rounding: float, bias, multiply, min with hi, round (the packs that follow give the
+// lower bound). Shared by the row and tap-pair kernels.
+template <class S, bool FBIAS>
+typename S::I requantize_to_int(typename S::I acc, typename S::F fbias, typename S::F mult,
+                                const RowRequant<S>& rq) {
+  typename S::F x = S::cvtif(acc);
+  if constexpr (FBIAS) x = S::add(x, fbias);
+  // min(product, hi): NaN becomes hi, as in the reference.
+  return S::cvtfi(S::min(S::mul(x, mult), rq.hi));
+}
+
+// One block of a row: the four accumulators requantized and packed to channel order; a
+// block of 16 bytes (the row's last when n % 32 == 16) stores the low half.
 template <class S, bool FBIAS>
 void store_row_block(const RowPhase<S>& p, typename S::I acc[4], const RowRequant<S>& rq,
                      uint8_t* out, int64_t left) {
   typename S::I y[4];
-  for (int j = 0; j < 4; ++j) {
-    typename S::F x = S::cvtif(acc[j]);
-    if constexpr (FBIAS) x = S::add(x, p.fbias[j]);
-    // min(product, hi): NaN becomes hi, as in the reference.
-    y[j] = S::cvtfi(S::min(S::mul(x, p.mult[j]), rq.hi));
-  }
+  for (int j = 0; j < 4; ++j) y[j] = requantize_to_int<S, FBIAS>(acc[j], p.fbias[j], p.mult[j], rq);
   typename S::I b = S::pack_interleaved_zp(y, rq.zp16);
   if (rq.relu) b = S::maxu8(b, rq.lo8);
   if (left >= S::kBytes) S::store_raw(out, b);

@@ -61,7 +61,7 @@ std::vector<TapPairGroup<S>> tap_pair_groups(const ChannelParams& n, const int8_
   return groups;
 }
 
-// A group's 16 requantized words in channel order (store_row_block's formula). Inlined:
+// A group's 16 requantized words in channel order (requantize_to_int). Inlined:
 // a call (GCC's choice for three call sites) costs a small layer a third of its time.
 template <class S, bool FBIAS>
 __attribute__((always_inline)) inline typename S::I tap_pair_group(const uint8_t* const src[9], int64_t c, const TapPairGroup<S>& t,
@@ -78,14 +78,9 @@ __attribute__((always_inline)) inline typename S::I tap_pair_group(const uint8_t
     acc[0] = S::addi(acc[0], S::madd16(S::unpacklo16(a, b), t.w[p][0]));
     acc[1] = S::addi(acc[1], S::madd16(S::unpackhi16(a, b), t.w[p][1]));
   }
-  I y[2];
-  for (int h = 0; h < 2; ++h) {
-    typename S::F v = S::cvtif(acc[h]);
-    if constexpr (FBIAS) v = S::add(v, t.fbias[h]);
-    // min(product, hi): NaN becomes hi, as in the reference.
-    y[h] = S::cvtfi(S::min(S::mul(v, t.mult[h]), rq.hi));
-  }
-  return S::pack_dwords_zp(y[0], y[1], rq.zp16);
+  return S::pack_dwords_zp(requantize_to_int<S, FBIAS>(acc[0], t.fbias[0], t.mult[0], rq),
+                           requantize_to_int<S, FBIAS>(acc[1], t.fbias[1], t.mult[1], rq),
+                           rq.zp16);
 }
 
 // This share's output rows. Taps outside the input (the begin pad 1, and whatever the
