@@ -8,6 +8,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -177,13 +178,18 @@ struct RowPrefetch {
   // the next row's: harmless), the last byte's line one register: offsets clamped to the
   // chunk were kept on the stack and cost a load per line (fp32 rows, avx2: +4-10%).
   __attribute__((always_inline)) void operator()(int64_t r) const {
+    if (few) return few_lines(r);
     const uint8_t* p = row(r);
-    if (few) {
+    for (int64_t o = 0; o < len; o += 64) line(p, o);
+    last_line(p);
+  }
+  // The same where `few` is known to hold, untested: a row's only chunk (at most NV
+  // vectors, and its scale and bias), whose len <= NV * W * bits / 8 + 8 puts its last
+  // byte within the kLines - 1 steps.
+  __attribute__((always_inline)) void few_lines(int64_t r) const {
+    const uint8_t* p = row(r);
 #pragma GCC unroll 16
-      for (int64_t l = 0; l + 1 < kLines; ++l) line(p, l * 64);
-    } else {
-      for (int64_t o = 0; o < len; o += 64) line(p, o);
-    }
+    for (int64_t l = 0; l + 1 < kLines; ++l) line(p, l * 64);
     last_line(p);
   }
   // Its parts, for a loop that spreads the lines among its loads (float rows, whose
@@ -307,14 +313,19 @@ void bag_rows(const BagJob& j) {
       }
     }
   }
-  for (; k < end; ++k) {
-    if (k < pf_end) prefetch_row(idx[k + ahead]);
+  // The rows that prefetch, then the rest: no test per row of whether it prefetches.
+  auto add_row_at = [&](int64_t k) __attribute__((always_inline)) {
     const int64_t r = idx[k];
-    if (skip_minus_one && r == -1) continue;
+    if (skip_minus_one && r == -1) return;
     const uint8_t* row = table + r * stride;
     add_row<Ops, R, kSafe, kWeighted, NV>(acc, row, row + first_byte,
                                           weights ? weights[k - weight0] : 1.0f, j, sb_off);
+  };
+  for (; k < pf_end; ++k) {
+    prefetch_row(idx[k + ahead]);
+    add_row_at(k);
   }
+  for (; k < end; ++k) add_row_at(k);
   finish_bag<Ops, R, NV>(acc, j, j.len, j.out);
 }
 
@@ -338,21 +349,34 @@ void bag_pair_rows(const BagJob& j) {
   const int64_t a0 = j.begin, b0 = j.begin2, n = j.index_size, ahead = j.prefetch;
   const int64_t wa = j.positional ? a0 : 0, wb = j.positional ? b0 : 0;
   const RowPrefetch<Ops, R, NV> prefetch_row(j);
+  assert(prefetch_row.few);  // the row is one chunk (RowPrefetch::few_lines)
   // Each bag prefetches `ahead` rows on in its own rows, then in the next pair's bag
   // that starts as late: bag B's run on into the next pair's first bag (it follows B),
   // bag A's jump over B and that bag (pf_jump) into the next pair's second bag.
   auto prefetch_a = [&](int64_t i) __attribute__((always_inline)) {
     int64_t t = a0 + i + ahead;
     if (t >= b0) t += j.pf_jump;
-    if (ahead > 0 && t < n) prefetch_row(idx[t]);
+    if (ahead > 0 && t < n) prefetch_row.few_lines(idx[t]);
   };
   auto prefetch_b = [&](int64_t i) __attribute__((always_inline)) {
     const int64_t t = b0 + i + ahead;
-    if (ahead > 0 && t < n) prefetch_row(idx[t]);
+    if (ahead > 0 && t < n) prefetch_row.few_lines(idx[t]);
   };
   auto row_at = [&](int64_t k) { return table + int64_t{idx[k]} * stride; };
   const int64_t both = std::min(j.len, j.len2);
   int64_t i = 0;
+  // While both bags' targets lie `ahead` rows on in their own rows, they need no test.
+  const int64_t direct = ahead > 0 ? both - ahead : 0;
+  for (; i < direct; ++i) {
+    prefetch_row.few_lines(idx[a0 + i + ahead]);
+    prefetch_row.few_lines(idx[b0 + i + ahead]);
+    const uint8_t* ra = row_at(a0 + i);
+    const uint8_t* rb = row_at(b0 + i);
+    add_row<Ops, R, kSafe, kWeighted, NV>(a, ra, ra + first_byte,
+                                          weights ? weights[a0 + i - wa] : 1.0f, j, sb_off);
+    add_row<Ops, R, kSafe, kWeighted, NV>(b, rb, rb + first_byte,
+                                          weights ? weights[b0 + i - wb] : 1.0f, j, sb_off);
+  }
   for (; i < both; ++i) {
     prefetch_a(i);
     prefetch_b(i);
