@@ -79,21 +79,23 @@ inline DerivedDim derive_dim(bool transposed, int in, int k, int stride, int pad
 template <int D>
 void check_conv_param(const conv_param_t<D>& p, const char* where) {
   static_assert(D >= 1 && D <= 3, "SPATIAL_DIM must be 1, 2 or 3");
-  const auto positive = [&](const std::string& name, int v) {
-    if (v < 1) fail_conv_param(where, name, v, "must be >= 1");
+  // The parameter's name (indexed by d >= 0) is built only for the message: a call's
+  // checks build no string.
+  const auto positive = [&](const char* name, int d, int v) {
+    if (v < 1) fail_conv_param(where, d < 0 ? std::string(name) : indexed(name, d), v, "must be >= 1");
   };
   if (p.MB < 0) fail_conv_param(where, "MB", p.MB, "must be >= 0");  // 0: an empty batch
-  positive("IC", p.IC);
-  positive("OC", p.OC);
-  positive("G", p.G);
+  positive("IC", -1, p.IC);
+  positive("OC", -1, p.OC);
+  positive("G", -1, p.G);
   if (p.IC % p.G != 0) fail_conv_param(where, "G", p.G, "must divide IC = " + std::to_string(p.IC));
   if (p.OC % p.G != 0) fail_conv_param(where, "G", p.G, "must divide OC = " + std::to_string(p.OC));
   int64_t in_pixels = 1, out_pixels = 1, kernel_prod = 1;
   for (int d = 0; d < D; ++d) {
-    positive(indexed("IN_DIM", d), p.IN_DIM[d]);
-    positive(indexed("K", d), p.K[d]);
-    positive(indexed("stride", d), p.stride[d]);
-    positive(indexed("dilation", d), p.dilation[d]);
+    positive("IN_DIM", d, p.IN_DIM[d]);
+    positive("K", d, p.K[d]);
+    positive("stride", d, p.stride[d]);
+    positive("dilation", d, p.dilation[d]);
     for (int e : {d, D + d})
       if (p.pad[e] < 0) fail_conv_param(where, indexed("pad", e), p.pad[e], "must be >= 0");
     if (p.output_pad[d] < 0)

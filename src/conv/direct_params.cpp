@@ -2,6 +2,7 @@
 // channel (ChannelRequant).
 #include "conv/direct_params.h"
 
+#include <algorithm>
 #include <string>
 
 #include "quire/detail/Check.h"
@@ -44,24 +45,38 @@ ChannelParams::ChannelParams(const detail::DirectRequant& r, int channels) {
   b_zp.assign(padded, 0);
   mult.assign(padded, 0.0f);
   if (r.bias_kind == detail::BiasKind::float32) fbias.assign(padded, 0.0f);
+  // One pass per array, each a loop the compiler vectorizes: one loop over the channels
+  // with every array's case inside ran 5.5 cycles a channel (Zen 3, a 7x7x960 depthwise
+  // layer: 8% of the call).
+  // col_term = bias - a_zero_point * col_offsets, modulo 2^32 (as the epilogue).
+  uint32_t* term = reinterpret_cast<uint32_t*>(col_term.data());
+  if (r.bias_kind == detail::BiasKind::int32)
+    for (int c = 0; c < channels; ++c) term[c] = static_cast<uint32_t>(r.bias_i32[c]);
+  if (r.col_offsets != nullptr) {
+    const uint32_t a_zp = static_cast<uint32_t>(r.a_zero_point);
+    for (int c = 0; c < channels; ++c) term[c] -= a_zp * static_cast<uint32_t>(r.col_offsets[c]);
+  }
+  // The quantization groups' values over their channels: copied where a group is one
+  // channel, else repeated over each group's channels [c0, c1).
   bool any_b_zp = false;
-  // q = c / channels_per_q, counted: a division per channel was a tenth of a small
-  // depthwise layer's call.
-  int q = 0, q_end = r.channels_per_q;  // channels [.., q_end) are in group q
-  for (int c = 0; c < channels; ++c) {
-    if (c == q_end) {
-      ++q;
-      q_end += r.channels_per_q;
+  if (r.channels_per_q == 1) {
+    std::copy_n(r.b_zero_point, channels, b_zp.begin());
+    std::copy_n(r.c_multiplier, channels, mult.begin());
+    any_b_zp = std::any_of(b_zp.begin(), b_zp.begin() + channels, [](int32_t z) { return z != 0; });
+    for (int c = 0; c < static_cast<int>(fbias.size()) && c < channels; ++c)
+      fbias[c] = r.bias_f32[c] / r.act_times_w_scale[c];
+  } else {
+    for (int q = 0, c0 = 0; c0 < channels; ++q) {
+      const int c1 = channels - c0 <= r.channels_per_q ? channels : c0 + r.channels_per_q;
+      any_b_zp = any_b_zp || r.b_zero_point[q] != 0;
+      std::fill(b_zp.begin() + c0, b_zp.begin() + c1, r.b_zero_point[q]);
+      std::fill(mult.begin() + c0, mult.begin() + c1, r.c_multiplier[q]);
+      if (!fbias.empty()) {
+        const float scale = r.act_times_w_scale[q];
+        for (int c = c0; c < c1; ++c) fbias[c] = r.bias_f32[c] / scale;
+      }
+      c0 = c1;
     }
-    uint32_t term = 0;  // modulo 2^32, as the epilogue
-    if (r.bias_kind == detail::BiasKind::int32) term += static_cast<uint32_t>(r.bias_i32[c]);
-    if (r.col_offsets != nullptr)
-      term -= static_cast<uint32_t>(r.a_zero_point) * static_cast<uint32_t>(r.col_offsets[c]);
-    col_term[c] = static_cast<int32_t>(term);
-    b_zp[c] = r.b_zero_point[q];
-    any_b_zp = any_b_zp || b_zp[c] != 0;
-    mult[c] = r.c_multiplier[q];
-    if (!fbias.empty()) fbias[c] = r.bias_f32[c] / r.act_times_w_scale[q];
   }
   requant.col_term = col_term.data();
   requant.b_zp = any_b_zp ? b_zp.data() : nullptr;

@@ -21,10 +21,14 @@ namespace {
 // SplitDot's interface on vpdpbusd: the weights as loaded.
 struct VnniDot {
   using I = __m512i;
-  using Weights = I;
+  // A struct, not I itself: a std::vector of I (the kernel's per-call weight store, empty
+  // here) would drop I's alignment attribute, which GCC warns of.
+  struct Weights {
+    I w;
+  };
   static constexpr bool kSplitsBytes = false;
-  static I weights(I w) { return w; }
-  static I dot(I acc, I b, I w) { return _mm512_dpbusd_epi32(acc, b, w); }
+  static Weights weights(I w) { return {w}; }
+  static I dot(I acc, I b, const Weights& w) { return _mm512_dpbusd_epi32(acc, b, w.w); }
 };
 
 template <bool VNNI>
