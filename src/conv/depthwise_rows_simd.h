@@ -23,6 +23,7 @@
 #include <numeric>
 #include <vector>
 
+#include "conv/activation_bound.h"
 #include "conv/conv_requant.h"
 #include "conv/depthwise_layout.h"
 #include "conv/direct_params.h"
@@ -158,22 +159,6 @@ inline void fill_padding(const QuadPlanes& pl, int64_t from, int64_t to, int32_t
   for (int j = 0; j < 4; ++j) std::memset(pl.q[j] + from, zp, static_cast<size_t>(to - from));
 }
 
-// Whether every byte of p[0, n) (n % 16 == 0) is at most lim; stops at the first KiB
-// that holds a larger one.
-template <class S>
-bool bytes_at_most(const uint8_t* p, int64_t n, int lim) {
-  for (int64_t f = 0; f < n;) {
-    typename S::I m = S::zeroi();
-    const int64_t end = std::min(n, f + 1024);
-    for (; f + S::kBytes <= end; f += S::kBytes) m = S::maxu8(m, S::load_raw(p + f));
-    if (f < end) {
-      m = S::maxu8(m, S::load_low16(p + f, S::zeroi()));
-      f += 16;
-    }
-    if (S::hmax_u8(m) > lim) return false;
-  }
-  return true;
-}
 
 }  // namespace
 }  // namespace quire::conv

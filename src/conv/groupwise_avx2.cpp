@@ -1,17 +1,37 @@
-// The groupwise kernels on AVX2 (exact vpmaddwd dot products, 8 lanes, 16 registers):
-// 2 and 4 channels per group without shuffles (2 and 3 pixels per weight load); 8 and
-// 16 with, 4 pixels per weight load.
+// The groupwise kernels on AVX2 (8 lanes, 16 registers): 2 and 4 channels per group
+// without shuffles (2 and 3 pixels per weight load), exact vpmaddwd dot products; 8 and
+// 16 with, 4 pixels per weight load: vpmaddubsw's where the call's activations are
+// 7-bit (the certified dot: one shuffle, vpmaddubsw and vpmaddwd a dword), else the
+// exact split (two shuffles and two vpmaddwd).
+#include "conv/activation_bound.h"
 #include "conv/groupwise_dword_kernel.h"
 #include "conv/groupwise_kernel.h"
 #include "conv/simd_conv_avx2.h"
 
 namespace quire::conv {
+namespace {
+
+// Whether the activations of the images the share's output pixels lie in, and the zero
+// point the padding reads, are 7-bit.
+bool share_7bit(const DirectArgs& a) {
+  if (a.zp_row[0] > 127) return false;
+  const detail::ConvGeometry& g = *a.g;
+  const int64_t out_pixels = g.out_pixels(), image_bytes = g.in_pixels() * g.in_channels;
+  const int64_t first = a.pixel_begin / out_pixels, last = (a.pixel_end - 1) / out_pixels;
+  return bytes_at_most<ConvAvx2>(a.A + first * image_bytes, (last - first + 1) * image_bytes,
+                                 127);
+}
+
+}  // namespace
 
 void groupwise_avx2(const DirectArgs& a) {
   switch (a.g->ic_per_group()) {
     case 2: groupwise_dword<ConvAvx2, 2, 2>(a); break;
     case 4: groupwise_dword<ConvAvx2, 4, 3>(a); break;
-    default: groupwise_kernel<ConvAvx2, 4>(a); break;
+    default:
+      if (share_7bit(a)) groupwise_kernel<ConvAvx2Certified, 4>(a);
+      else groupwise_kernel<ConvAvx2, 4>(a);
+      break;
   }
 }
 

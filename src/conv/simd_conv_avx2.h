@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "common/intrinsics.h"
+#include "simd/certified_dot.h"
 #include "simd/split_dot.h"
 #include "simd/vec_avx2.h"
 
@@ -149,6 +150,12 @@ struct ConvAvx2 : detail::Avx2 {
     x = _mm_max_epu8(x, _mm_srli_si128(x, 1));
     return _mm_cvtsi128_si32(x) & 0xff;
   }
+};
+
+// ConvAvx2 with the certified dot step (simd/certified_dot.h), for calls whose
+// activations are 7-bit (activation_bound.h).
+struct ConvAvx2Certified : ConvAvx2 {
+  using Dot = detail::CertifiedDot<Avx2>;
 };
 
 }  // namespace
