@@ -1,4 +1,4 @@
-// The two dot steps of the groupwise kernel for 8 and 16 channels per group on AVX2
+// The two dot steps of the groupwise kernels on AVX2 for 2, 4, 8 and 16 channels per group
 // (src/conv/groupwise_avx2.cpp: vpmaddubsw's certified step where the share's
 // activations and the A zero point are 7-bit, the exact split step otherwise) against
 // the reference bit for bit on every path: 7-bit and full-range activations with
@@ -82,7 +82,7 @@ conv_param_t<2> layer(int MB, int H, int W, int G, int cg, int stride) {
 
 TEST(GroupwiseForms, SevenBitAndFullRange) {
   uint32_t seed = 1;
-  for (int cg : {8, 16})
+  for (int cg : {2, 4, 8, 16})
     for (int stride : {1, 2})
       for (const auto& [H, W, G] : {std::tuple{7, 9, 4}, {17, 3, 2}, {1, 5, 3}})
         for (int a_max : {127, 255}) {
@@ -97,7 +97,7 @@ TEST(GroupwiseForms, SevenBitAndFullRange) {
 // 7-bit activations, but a zero point the padding reads at 128 and above: the exact step.
 TEST(GroupwiseForms, SevenBitUnderAWideZeroPoint) {
   uint32_t seed = 100;
-  for (int cg : {8, 16})
+  for (int cg : {2, 4, 8, 16})
     for (int a_zp : {127, 128, 255}) {
       const ConvProblem<2> c(layer(1, 6, 5, 3, cg, 1), a_zp, seed, 127);
       check<Gran::OUT_CHANNEL>(c, seed++);
@@ -108,7 +108,7 @@ TEST(GroupwiseForms, SevenBitUnderAWideZeroPoint) {
 // shares hold only 7-bit images.
 TEST(GroupwiseForms, ImagesOnEitherSideOfTheGate) {
   uint32_t seed = 200;
-  for (int cg : {8, 16}) {
+  for (int cg : {2, 4, 8, 16}) {
     ConvProblem<2> c(layer(4, 5, 6, 2, cg, 1), 64, seed, 127);
     c.A[2 * in_elements(c.p) / 4 + 17] = 200;
     c.reference();
@@ -120,11 +120,11 @@ TEST(GroupwiseForms, ImagesOnEitherSideOfTheGate) {
 // The certified step's bound: every weight w (127: pairs of 254, exact up to 32767 / 254 =
 // 129; -128: pairs of -256, up to 128) and every activation a, the zero point a too, so
 // that the zero-point term cancels the products and the output is C_zero_point; a pair
-// that saturates is off by at least 256, which moves the output (by about 7 with 36
-// pairs an output, 10 with 72). At 127 the certified step runs, from 128 the exact one;
+// that saturates is off by at least 256, which moves the output (by about 3 with 9
+// pairs an output, 2 channels a group, to 10 with 72, 16 a group). At 127 the certified step runs, from 128 the exact one;
 // a gate let through to the step's limit + 1 fails here.
 TEST(GroupwiseForms, CertificateBound) {
-  for (int cg : {8, 16})
+  for (int cg : {2, 4, 8, 16})
     for (const auto& [w, limit] : {std::tuple{127, 129}, {-128, 128}})
       for (int a : {127, 128, limit, limit + 1}) {
         ConvProblem<2> c(layer(1, 4, 5, 2, cg, 1), a, 7);

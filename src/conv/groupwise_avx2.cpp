@@ -1,8 +1,8 @@
 // The groupwise kernels on AVX2 (8 lanes, 16 registers): 2 and 4 channels per group
-// without shuffles (2 and 3 pixels per weight load), exact vpmaddwd dot products; 8 and
-// 16 with, 4 pixels per weight load: vpmaddubsw's where the call's activations are
-// 7-bit (the certified dot: one shuffle, vpmaddubsw and vpmaddwd a dword), else the
-// exact split (two shuffles and two vpmaddwd).
+// without shuffles (2 and 3 pixels per weight load), 8 and 16 with (4 pixels). Where the
+// share's activations are 7-bit, their dot step is vpmaddubsw's, certified (one
+// vpmaddubsw and one vpmaddwd against ones per four bytes), else the exact split (two
+// vpmaddwd on the bytes as words, and for 8 and 16 two shuffles where one would do).
 #include "conv/activation_bound.h"
 #include "conv/groupwise_dword_kernel.h"
 #include "conv/groupwise_kernel.h"
@@ -26,8 +26,14 @@ bool share_7bit(const DirectArgs& a) {
 
 void groupwise_avx2(const DirectArgs& a) {
   switch (a.g->ic_per_group()) {
-    case 2: groupwise_dword<ConvAvx2, 2, 2>(a); break;
-    case 4: groupwise_dword<ConvAvx2, 4, 3>(a); break;
+    case 2:
+      if (share_7bit(a)) groupwise_dword<ConvAvx2Certified, 2, 2>(a);
+      else groupwise_dword<ConvAvx2, 2, 2>(a);
+      break;
+    case 4:
+      if (share_7bit(a)) groupwise_dword<ConvAvx2Certified, 4, 3>(a);
+      else groupwise_dword<ConvAvx2, 4, 3>(a);
+      break;
     default:
       if (share_7bit(a)) groupwise_kernel<ConvAvx2Certified, 4>(a);
       else groupwise_kernel<ConvAvx2, 4>(a);
