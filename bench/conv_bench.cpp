@@ -160,7 +160,8 @@ void print_summary(const std::vector<Row>& rows, double bandwidth) {
                 "(target <= 1.05)\n",
                 geomean(fused), geomean(plain), geomean(fused_ratio));
   if (!dw.empty())
-    std::printf("  depthwise         %7.1f GOPS, symmetric B %.1f (FBGEMM ~40 on Zen 4, target >= 80); %.1f "
+    std::printf("  depthwise         %7.1f GOPS, symmetric B %.1f (FBGEMM: ~40 on Zen 4 avx512_vnni, "
+                "~17 on Zen 3 avx2); %.1f "
                 "GB/s = %.0f%% of the %.1f GB/s memcpy bandwidth\n",
                 geomean(dw), geomean(dw_sym), geomean(dw_gbs), 100 * geomean(dw_gbs) / bandwidth,
                 bandwidth);
@@ -168,8 +169,8 @@ void print_summary(const std::vector<Row>& rows, double bandwidth) {
     std::printf("  depthwise stride 2 %6.1f GOPS, symmetric B %.1f\n", geomean(dw2),
                 geomean(dw2_sym));
   if (!gw.empty())
-    std::printf("  groupwise         %7.1f GOPS, symmetric B %.1f (FBGEMM direct ~66 on Zen 4, "
-                "target >= 100); as GEMM %.1f GOPS (FBGEMM 3..13)\n",
+    std::printf("  groupwise         %7.1f GOPS, symmetric B %.1f (FBGEMM direct: ~66 on Zen 4 "
+                "avx512_vnni, ~40 on Zen 3 avx2); as GEMM %.1f GOPS (FBGEMM 3..13)\n",
                 geomean(gw), geomean(gw_sym), geomean(gw_gemm));
 }
 
