@@ -99,7 +99,7 @@ void write_json(const std::string& path, const std::string& cpu, const Options& 
   };
   f << "{\"bench\": \"conv\", \"cpu\": \"" << cpu << "\", \"isa\": \""
     << instSetName(fbgemmInstructionSet()) << "\", \"threads\": " << opt.threads
-    << ", \"peak_gops\": " << (peak ? peak->gops : 0) << ", \"copy_bandwidth_gbs\": " << bandwidth
+    << ", \"activation_max\": " << opt.activation_max << ", \"peak_gops\": " << (peak ? peak->gops : 0) << ", \"copy_bandwidth_gbs\": " << bandwidth
     << ", \"shapes\": [";
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
@@ -186,6 +186,7 @@ void print_summary_line(const std::vector<Row>& rows, const Options& opt, int fa
       .add("mode", std::string("conv"))
       .add("isa", std::string(instSetName(fbgemmInstructionSet())))
       .add("threads", static_cast<long long>(opt.threads))
+      .add("activations", std::string(opt.activation_max == 255 ? "8bit" : "7bit"))
       .add("shapes", static_cast<long long>(rows.size()))
       .add("dense_gops", class_geomean([](const Row& r) {
              return r.path == optimized_conv_t::im2col || r.path == optimized_conv_t::pointwise;
@@ -214,6 +215,9 @@ int run_conv_bench(const Options& opt) {
   std::printf("memory    %.1f GB/s (memcpy of 256 MiB, bytes read + written)\n", bandwidth);
   std::printf("call      fbgemmConv to uint8: ReQuantizeOutput, per-channel B zero points, bias; "
               "weights packed once\n");
+  std::printf("data      %s\n", opt.activation_max == 255
+                                     ? "A in 0..255 (zero point 128), B in -128..127"
+                                     : "A in 0..127 (reduce_range, zero point 64), B in -128..127");
   std::printf("timing    median per call, >= %.3g s per shape and variant, %s\n", opt.min_time,
               opt.flush ? "caches flushed before each call" : "warm caches");
   std::printf("GB/s      (activations + output + weights) / time\n\n");
@@ -230,7 +234,7 @@ int run_conv_bench(const Options& opt) {
   for (size_t i = 0; i < shapes.size(); ++i) {
     const int index = static_cast<int>(i) + 1, total = static_cast<int>(shapes.size());
     progress.update(index, total, shapes[i].name, "data");
-    ConvCase c(shapes[i], pool);
+    ConvCase c(shapes[i], pool, opt.activation_max);
     Row r{shapes[i], c.path(), c.gemm_m(), c.gemm_n(), c.gemm_k(), c.bytes(), {}, {}, {}, {}, {}};
     progress.update(index, total, shapes[i].name, "fbgemmConv");
     r.conv = measure(c, &ConvCase::run_conv, opt, flush);

@@ -47,18 +47,20 @@ std::vector<T> random_bytes(size_t n, std::mt19937& rng) {
 
 }  // namespace
 
-ConvCase::ConvCase(const ConvShape& shape, ThreadPool& pool) : shape_(shape), pool_(pool) {
+ConvCase::ConvCase(const ConvShape& shape, ThreadPool& pool, int activation_max)
+    : shape_(shape), pool_(pool), a_zero_point_(activation_max == 255 ? 128 : 64) {
   const conv_param_t<2>& p = shape_.p;
   m_ = int64_t{p.MB} * p.OUT_DIM[0] * p.OUT_DIM[1];
   kg_ = p.K[0] * p.K[1] * (p.IC / p.G);
   std::mt19937 rng(4242);
   act_ = random_bytes<uint8_t>(size_t(p.MB) * p.IN_DIM[0] * p.IN_DIM[1] * p.IC, rng);
+  for (uint8_t& a : act_) a = static_cast<uint8_t>(a & activation_max);  // 255 or 127
   weights_ = random_bytes<int8_t>(size_t(p.OC) * kg_, rng);
   out_.assign(size_t(m_) * p.OC, 0);
   out_buffer_.assign(size_t(m_) * p.OC, 0);
   cols_.assign(size_t(m_) * kg_ * p.G, 0);
   unfused_cols_.assign(cols_.size(), 0);
-  ref::im2col(p, act_.data(), kAZeroPoint, cols_.data());
+  ref::im2col(p, act_.data(), a_zero_point_, cols_.data());
 
   // Per-channel requantization that maps the typical |raw| (about 74 * 74 * sqrt(K) for
   // full-range data) onto +-40 around the zero point.
@@ -100,7 +102,7 @@ void ConvCase::run_conv() {
   pool_.run([this](int t, int n) {
     DoNothing<> done;
     ReQuantizeOutput<false, QuantizationGranularity::OUT_CHANNEL> op(
-        done, multiplier_.data(), kCZeroPoint, kAZeroPoint, b_zero_point_.data(), nullptr,
+        done, multiplier_.data(), kCZeroPoint, a_zero_point_, b_zero_point_.data(), nullptr,
         col_offsets_.data(), bias_.data(), shape_.p.OC, shape_.p.G);
     fbgemmConv(shape_.p, act_.data(), *packed_, out_.data(), out_buffer_.data(), op, t, n);
   });
@@ -110,7 +112,7 @@ template <class PackA>
 void ConvCase::gemm(PackA& a, int thread_id, int num_threads) {
   DoNothing<> done;
   ReQuantizeOutput<false, QuantizationGranularity::OUT_CHANNEL> op(
-      done, multiplier_.data(), kCZeroPoint, kAZeroPoint, b_zero_point_.data(),
+      done, multiplier_.data(), kCZeroPoint, a_zero_point_, b_zero_point_.data(),
       a.getRowOffsetBuffer(), col_offsets_.data(), bias_.data(), shape_.p.OC, shape_.p.G);
   fbgemmPacked(a, packed_->gemmWeights(), out_.data(), out_buffer_.data(), shape_.p.OC, op,
                thread_id, num_threads);
@@ -143,22 +145,22 @@ void ConvCase::im2col_into(std::vector<uint8_t>& cols, int thread_id, int num_th
         const int ih = oh * p.stride[0] - p.pad[0] + r * p.dilation[0];
         uint8_t* d = dst + (int64_t{g} * KH + r) * KW * icg;
         if (ih < 0 || ih >= p.IN_DIM[0]) {
-          std::memset(d, kAZeroPoint, size_t(KW) * icg);
+          std::memset(d, a_zero_point_, size_t(KW) * icg);
           continue;
         }
         const uint8_t* row = act_.data() + (int64_t{n} * p.IN_DIM[0] + ih) * p.IN_DIM[1] * p.IC + g * icg;
         const int iw0 = ow * p.stride[1] - p.pad[1];
         if (whole_rows) {
           const int lo = std::max(0, -iw0), hi = std::min(KW, p.IN_DIM[1] - iw0);
-          std::memset(d, kAZeroPoint, size_t(lo) * icg);
+          std::memset(d, a_zero_point_, size_t(lo) * icg);
           if (hi > lo) std::memcpy(d + lo * icg, row + int64_t{iw0 + lo} * p.IC, size_t(hi - lo) * icg);
-          std::memset(d + std::max(lo, hi) * icg, kAZeroPoint, size_t(KW - std::max(lo, hi)) * icg);
+          std::memset(d + std::max(lo, hi) * icg, a_zero_point_, size_t(KW - std::max(lo, hi)) * icg);
           continue;
         }
         for (int s = 0; s < KW; ++s) {
           const int iw = iw0 + s * p.dilation[1];
           if (iw < 0 || iw >= p.IN_DIM[1])
-            std::memset(d + s * icg, kAZeroPoint, icg);
+            std::memset(d + s * icg, a_zero_point_, icg);
           else
             std::memcpy(d + s * icg, row + int64_t{iw} * p.IC, icg);
         }
@@ -181,7 +183,7 @@ void ConvCase::run_unfused() {
 
 void ConvCase::run_im2col_gemm() {
   pool_.run([this](int t, int n) {
-    PackAWithIm2Col<uint8_t, int32_t, 2> a(shape_.p, act_.data(), nullptr, kAZeroPoint,
+    PackAWithIm2Col<uint8_t, int32_t, 2> a(shape_.p, act_.data(), nullptr, a_zero_point_,
                                            row_offsets_[t].data());
     gemm(a, t, n);
   });
@@ -191,11 +193,11 @@ int64_t ConvCase::check() {
   if (want_.empty()) {
     const conv_param_t<2>& p = shape_.p;
     std::vector<int32_t> c32(out_.size()), rows(size_t(m_) * p.G);
-    ref::conv_u8s8s32(p, act_.data(), kAZeroPoint, weights_.data(), c32.data());
-    ref::conv_row_offsets(p, act_.data(), kAZeroPoint, rows.data());
+    ref::conv_u8s8s32(p, act_.data(), a_zero_point_, weights_.data(), c32.data());
+    ref::conv_row_offsets(p, act_.data(), a_zero_point_, rows.data());
     ref::ConvRequant q;
     q.granularity = QuantizationGranularity::OUT_CHANNEL;
-    q.A_zero_point = kAZeroPoint;
+    q.A_zero_point = a_zero_point_;
     q.B_zero_point = b_zero_point_.data();
     q.col_offsets = col_offsets_.data();
     q.C_multiplier = multiplier_.data();

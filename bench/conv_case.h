@@ -27,7 +27,9 @@ std::vector<ConvShape> conv_shapes();
 
 class ConvCase {
  public:
-  ConvCase(const ConvShape& shape, ThreadPool& pool);
+  // Activations in [0, activation_max]: 255, or 127 (PyTorch's reduce_range, with the
+  // zero point inside that range too).
+  ConvCase(const ConvShape& shape, ThreadPool& pool, int activation_max = 255);
 
   const ConvShape& shape() const { return shape_; }
   optimized_conv_t path() const;
@@ -62,7 +64,7 @@ class ConvCase {
   ThreadPool& pool_;
   int64_t m_;
   int kg_;
-  static constexpr int32_t kAZeroPoint = 128;
+  int32_t a_zero_point_;
   static constexpr int32_t kCZeroPoint = 128;
   std::vector<uint8_t> act_, cols_, unfused_cols_, out_, want_;
   std::vector<int8_t> weights_;

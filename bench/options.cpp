@@ -109,7 +109,7 @@ void print_usage(std::FILE* out, const char* argv0) {
       "  --weights KIND     int8 only: trained (default: per output channel, normal-like\n"
       "                     weights scaled so that max |w| = 127) | full (B in -128..127)\n"
       "                     | typical (B in -64..64, pair-safe on the avx2 / avx512 paths)\n"
-      "  --activations A    int8 only: 8bit (default: A in 0..255) | 7bit (A in 0..127,\n"
+      "  --activations A    int8 and conv: 8bit (default: A in 0..255) | 7bit (A in 0..127,\n"
       "                     reduce_range: certified pair-safe for any weights)\n"
       "  --output KIND      int8 only: u8 (default: requantized, per-channel) | int32 (raw);\n"
       "                     acc16 always measures int32\n"
