@@ -89,7 +89,10 @@ void groupwise_run(const DirectArgs& a) {
       const int base = (v * L / CG) * CG;
       const int n_in = std::min(SPAN, C - base);
       const int8_t* w = weights_of(v);
-      const Weights* wsplit = split.data() + static_cast<size_t>(v) * taps * DQ;
+      // (No split weights for a dot that takes bytes: an offset from an empty vector's
+      // null data() is undefined.)
+      const Weights* wsplit =
+          S::Dot::kSplitsBytes ? split.data() + static_cast<size_t>(v) * taps * DQ : nullptr;
       I acc[P];
       __m128i rs[P];
       const I col = S::load(a.q.col_term + v * L);
