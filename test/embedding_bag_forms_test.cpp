@@ -246,8 +246,15 @@ void check_long_calls(Rows rows, bool sb_last) {
     for (int p = 0; p < n; p += n > 100 && p + 40 < n ? 37 : 1) {  // past 4 KiB: some
       std::vector<Index> idx(static_cast<size_t>(n));
       for (Index& i : idx) i = static_cast<Index>(pick(gen));  // below the largest row
-      for (const Index bad : {static_cast<Index>(data_size), Index{-2}, kMin, kMax,
-                              static_cast<Index>(kMin + 1), Index{-1}}) {
+      // int64: also indices whose low 32 bits alone would pass (2^32, 2^32 + 1), whose low
+      // half has its sign bit set (2^31, 2^31 + 3, -2^31) and far past the table (2^62):
+      // a check that looked at 32 bits fails these.
+      std::vector<Index> bads = {static_cast<Index>(data_size), Index{-2}, kMin, kMax,
+                                 static_cast<Index>(kMin + 1), Index{-1}};
+      if constexpr (sizeof(Index) == 8)
+        bads.insert(bads.end(), {Index{1} << 31, Index{1} << 32, (Index{1} << 32) + 1,
+                                 (Index{1} << 31) + 3, -(Index{1} << 31), Index{1} << 62});
+      for (const Index bad : bads) {
         if (bad == -1 && !sb_last) continue;  // a pruned row there, a valid index
         std::vector<Index> with_bad = idx;
         with_bad[static_cast<size_t>(p)] = bad;
@@ -275,6 +282,48 @@ TEST(EmbeddingBagForms, IndexCheckOverLongCalls) {
       const bool sb_last = rows != Rows::u8_half;
       check_long_calls<int32_t>(rows, sb_last);
       check_long_calls<int64_t>(rows, sb_last);
+    }
+  });
+}
+
+// int64 indices into tables said to hold about 2^31 rows and more (data_size; the rows
+// read are the first few of a small table): small indices pass and sum as the
+// reference's; data_size itself and the indices past it fail, on either side of 2^31 and
+// of 2^32 (a check narrowed to 32 bits, or to a table of at most 2^31 rows, fails here).
+TEST(EmbeddingBagForms, IndexCheckAroundTwoToThe31Rows) {
+  for_each_supported_path([] {
+    std::mt19937 gen(12);
+    const int64_t block = 9, rows_held = 5;
+    const Layout l{Rows::u8, block, row_bytes(Rows::u8, block), true};
+    const std::vector<uint8_t> table = random_table(l, rows_held, gen);
+    std::uniform_int_distribution<int64_t> pick(0, rows_held - 2);
+    const int64_t two31 = int64_t{1} << 31;
+    for (const int64_t data_size : {two31 - 1, two31, two31 + 1, int64_t{1} << 33}) {
+      SCOPED_TRACE(data_size);
+      for (int n : {1, 17, 100, 1100}) {
+        SCOPED_TRACE(n);
+        const std::vector<int64_t> lengths = {n / 2, n - n / 2};
+        const auto kernel = GenerateEmbeddingSpMDMWithStrides<uint8_t, int64_t, int64_t>(
+            block, false, false, 16, false, false);
+        std::vector<int64_t> idx(static_cast<size_t>(n));
+        for (int64_t& i : idx) i = pick(gen);
+        std::vector<float> want, out(2 * block, -5.0f);
+        ASSERT_TRUE(reference_bags(l, table, rows_held, idx, lengths, nullptr, false, false,
+                                   false, want));
+        ASSERT_TRUE(kernel(2, n, data_size, table.data(), idx.data(), lengths.data(), nullptr,
+                           out.data()));
+        EXPECT_EQ(std::memcmp(out.data(), want.data(), out.size() * sizeof(float)), 0);
+        for (const int64_t bad : {data_size, data_size + (int64_t{1} << 32), int64_t{-2},
+                                  std::numeric_limits<int64_t>::max()}) {
+          std::vector<int64_t> with_bad = idx;
+          with_bad[static_cast<size_t>(n - 1) / 2] = bad;
+          std::vector<float> untouched(2 * block, -5.0f);
+          EXPECT_FALSE(kernel(2, n, data_size, table.data(), with_bad.data(), lengths.data(),
+                              nullptr, untouched.data()))
+              << "index " << bad;
+          for (float x : untouched) ASSERT_EQ(x, -5.0f) << "written on a false return";
+        }
+      }
     }
   });
 }
